@@ -1,0 +1,211 @@
+"""JoinGroup and the join phase: new/known members, prepareRebalance, DelayedJoin completion
+(SPEC.md §3.1, §4.4–4.5), as a mixin of GroupCoordinator."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Callable
+
+from core.types import Errors, GroupState
+from impl.delayed import DelayedJoin, InitialDelayedJoin, join_key, member_key
+from impl.group import GroupMetadata, MemberMetadata
+from impl.results import JoinGroupResult, ResponseFuture
+
+if TYPE_CHECKING:
+    from impl.coordinator import GroupCoordinator, JoinRequest
+
+PR, CR, S, E, D = (GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE, GroupState.STABLE,
+                   GroupState.EMPTY, GroupState.DEAD)
+
+
+class RebalanceMixin:
+    def join_error(self: "GroupCoordinator", member_id: str, error: Errors) -> JoinGroupResult:
+        return JoinGroupResult(error, self.profile.join_error_generation, None, None, "", member_id)
+
+    def do_join_group(self: "GroupCoordinator", group: GroupMetadata, req: "JoinRequest",
+                      future: ResponseFuture) -> None:
+        p = self.profile
+        names = tuple(name for name, _ in req.protocols)
+        if p.max_group_size and not self._accept_joining_member(group, req.member_id):
+            group.remove(req.member_id)   # 2.6+: also clears a pending entry
+            future.complete(self.join_error("", Errors.GROUP_MAX_SIZE_REACHED))
+        elif p.dead_check_first and group.is_(D):
+            future.complete(self.join_error(req.member_id, p.dead_group_error))
+        elif not group.supports_protocols(req.protocol_type, names):
+            future.complete(self.join_error(req.member_id, Errors.INCONSISTENT_GROUP_PROTOCOL))
+        elif req.member_id == "":
+            self._do_new_member_join(group, req, future)
+        elif p.pending_members and group.is_pending_member(req.member_id):
+            self.add_member_and_rebalance(group, req.member_id, req, future)
+        elif not group.has(req.member_id):
+            future.complete(self.join_error(req.member_id, Errors.UNKNOWN_MEMBER_ID))
+        elif group.is_(D):
+            future.complete(self.join_error(req.member_id, p.dead_group_error))
+        else:
+            self._do_current_member_join(group, group.get(req.member_id), req, future)
+        if group.is_(PR):   # J6: attempt to complete the join phase
+            self.join_purgatory.check_and_complete(join_key(group.group_id))
+
+    def _accept_joining_member(self: "GroupCoordinator", group: GroupMetadata, member_id: str) -> bool:
+        """acceptJoiningMember, the 2.6 rule of group.max.size (KAFKA-9885, SPEC.md §3.1 J4)."""
+        limit = self.config.group_max_size
+        if group.state in (E, D):
+            return True
+        if group.is_(PR):
+            return ((group.has(member_id) and group.get(member_id).awaiting_join is not None)
+                    or group.num_members_awaiting_join < limit)
+        return group.has(member_id) or len(group.members) < limit
+
+    def _do_new_member_join(self: "GroupCoordinator", group: GroupMetadata, req: "JoinRequest",
+                            future: ResponseFuture) -> None:
+        new_member_id = self._generate_member_id(req.client_id)
+        if self.profile.pending_members and req.require_known_member_id:
+            # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance
+            group.pending_members.add(new_member_id)
+            self.add_pending_member_expiration(group, new_member_id, req.session_timeout_ms)
+            future.complete(self.join_error(new_member_id, Errors.MEMBER_ID_REQUIRED))
+        else:
+            self.add_member_and_rebalance(group, new_member_id, req, future)
+
+    def _do_current_member_join(self: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata,
+                                req: "JoinRequest", future: ResponseFuture) -> None:
+        if group.is_(PR):
+            self.update_member_and_rebalance(group, member, req, future)
+        elif group.is_(CR) and member.matches(req.protocols):
+            # a rejoin with unchanged metadata (it missed its join response): answer the current generation
+            future.complete(self._join_result(group, member, with_members=group.is_leader(member.member_id)))
+        elif group.is_(S) and not group.is_leader(member.member_id) and member.matches(req.protocols):
+            future.complete(self._join_result(group, member, with_members=False))
+        elif group.state in (CR, S):
+            # changed metadata, or the leader rejoining a Stable group: always rebalance
+            self.update_member_and_rebalance(group, member, req, future)
+        else:   # Empty (a member cannot be there) or Dead
+            future.complete(self.join_error(req.member_id, Errors.UNKNOWN_MEMBER_ID))
+
+    def _join_result(self: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata,
+                     with_members: bool) -> JoinGroupResult:
+        protocol_type = group.protocol_type if self.profile.join_response_has_protocol_type else None
+        return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
+                               group.leader_id or "", member.member_id,
+                               group.current_member_metadata() if with_members else ())
+
+    def add_member_and_rebalance(self: "GroupCoordinator", group: GroupMetadata, member_id: str,
+                                 req: "JoinRequest", future: ResponseFuture) -> None:
+        p = self.profile
+        member = MemberMetadata(member_id, req.client_id, req.client_host, req.session_timeout_ms,
+                                req.rebalance_timeout_ms, req.protocol_type, req.protocols)
+        if p.new_member_join_timeout:
+            member.is_new = True
+        if p.initial_rebalance_delay and group.is_(PR) and group.generation_id == 0:
+            group.new_member_added = True   # lets InitialDelayedJoin extend (never-rebalanced groups only)
+        group.add(member, future)
+        self._event(f"member {member_id} added")
+        if p.new_member_join_timeout:
+            # a new member cannot heartbeat yet: bound its parked JoinGroup by the 5-minute timeout
+            self.complete_and_schedule_next_expiration(group, member, self.config.new_member_join_timeout_ms)
+        self.maybe_prepare_rebalance(group)
+
+    def update_member_and_rebalance(self: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata,
+                                    req: "JoinRequest", future: ResponseFuture) -> None:
+        group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, future)
+        self.maybe_prepare_rebalance(group)
+
+    def maybe_prepare_rebalance(self: "GroupCoordinator", group: GroupMetadata) -> None:
+        if group.can_rebalance:
+            self.prepare_rebalance(group)
+
+    def prepare_rebalance(self: "GroupCoordinator", group: GroupMetadata) -> None:
+        if group.is_(CR):   # parked SyncGroups learn that the rebalance restarted
+            self._reset_and_propagate_assignment_error(group, Errors.REBALANCE_IN_PROGRESS)
+        self.remove_sync_expiration(group)
+        op: DelayedJoin
+        if group.is_(E) and self.profile.initial_rebalance_delay:
+            delay = self.config.group_initial_rebalance_delay_ms
+            op = InitialDelayedJoin(self, group, delay, delay, max(group.rebalance_timeout_ms() - delay, 0),
+                                    self._seq())
+        else:
+            # the timeout is fixed now: later joiners with bigger timeouts do not extend it (§4.4)
+            op = DelayedJoin(self, group, group.rebalance_timeout_ms(), self._seq())
+        previous = group.state
+        group.transition_to(PR, self.now_ms)
+        self._event(f"{self.profile.state_name(previous)} -> PreparingRebalance, {op.kind} delay={op.delay_ms}")
+        self.join_purgatory.try_complete_else_watch(op, [join_key(group.group_id)])
+
+    def remove_member_and_update_group(self: "GroupCoordinator", group: GroupMetadata,
+                                       member: MemberMetadata) -> None:
+        """removeMemberAndUpdateGroup (2.2+) / onMemberFailure (0.10)."""
+        if self.profile.remove_answers_parked_join:
+            group.invoke_join_callback(member, self.join_error("", Errors.UNKNOWN_MEMBER_ID))
+        group.remove(member.member_id)
+        if group.state in (S, CR):
+            self.maybe_prepare_rebalance(group)
+        elif group.is_(PR):
+            self.join_purgatory.check_and_complete(join_key(group.group_id))
+
+    def remove_pending_member_and_update_group(self: "GroupCoordinator", group: GroupMetadata,
+                                               member_id: str) -> None:
+        group.pending_members.discard(member_id)
+        if group.is_(PR):
+            self.join_purgatory.check_and_complete(join_key(group.group_id))
+
+    # -- the delayed join ------------------------------------------------------------------------
+    def try_complete_join(self: "GroupCoordinator", group: GroupMetadata,
+                          force_complete: Callable[[], bool]) -> bool:
+        """tryCompleteJoin: complete once every member has rejoined (seed 001: notYetRejoinedMembers empty)."""
+        return force_complete() if group.has_all_members_joined() else False
+
+    def on_complete_initial_join(self: "GroupCoordinator", op: InitialDelayedJoin) -> None:
+        group = op.group
+        if group.new_member_added and op.remaining_ms != 0:
+            group.new_member_added = False
+            delay = min(op.configured_delay_ms, op.remaining_ms)
+            remaining = max(op.remaining_ms - op.delay_ms, 0)
+            nxt = InitialDelayedJoin(self, group, op.configured_delay_ms, delay, remaining, self._seq())
+            self.join_purgatory.try_complete_else_watch(nxt, [join_key(group.group_id)])
+        else:
+            self.on_complete_join(group)
+
+    def on_complete_join(self: "GroupCoordinator", group: GroupMetadata) -> None:
+        p = self.profile
+        # members that did not rejoin are removed before any join response is sent (seed 000)
+        for failed in group.not_yet_rejoined_members():
+            self._event(f"member {failed.member_id} removed: did not rejoin")
+            group.remove(failed.member_id)
+            if p.complete_removed_heartbeats:   # KAFKA-7196 (2.1.0)
+                self.heartbeat_purgatory.check_and_complete(member_key(group.group_id, failed.member_id))
+        if not group.members and p.emptied_group_state is D:
+            group.transition_to(D, self.now_ms)   # E0: an emptied group dies (IllegalState if already Dead)
+            self._event("group emptied -> Dead")
+            self._remove_group(group)
+            return
+        if group.is_(D):
+            return
+        if group.members and not group.maybe_elect_new_joined_leader():
+            # only static members can be absent here; kgc models dynamic membership, kept for fidelity
+            self.join_purgatory.try_complete_else_watch(
+                DelayedJoin(self, group, group.rebalance_timeout_ms(), self._seq()), [join_key(group.group_id)])
+            return
+        self._init_next_generation(group)
+        if group.is_(E):
+            self._append(group, "empty", {})
+            return
+        for member in group.all_members():
+            group.invoke_join_callback(
+                member, self._join_result(group, member, with_members=group.is_leader(member.member_id)))
+            # reschedule with the session timeout, *then* clear isNew (the order matters, §4.4 step 5)
+            self.complete_and_schedule_next_expiration(group, member)
+            member.is_new = False
+            if p.delayed_sync:
+                group.pending_sync_members.add(member.member_id)
+        if p.delayed_sync:
+            self.schedule_pending_sync(group)
+
+    def _init_next_generation(self: "GroupCoordinator", group: GroupMetadata) -> None:
+        group.generation_id += 1
+        if group.members:
+            group.protocol_name = group.select_protocol()
+            group.transition_to(CR, self.now_ms)
+        else:
+            group.protocol_name = None
+            group.transition_to(E, self.now_ms)
+        group.pending_sync_members.clear()
+        self._event(f"generation {group.generation_id}: {self.profile.state_name(group.state)}, "
+                    f"leader={group.leader_id}, protocol={group.protocol_name}")

@@ -31,6 +31,7 @@ class Step:
     members: tuple[str, ...]    # sorted member ids
     responses: tuple[str, ...]  # responses the coordinator produced in this step, "c0 JoinGroup#1 NONE gen=1"
     digest: str                 # blake2b-64 of the world snapshot after the step
+    events: tuple[str, ...] = ()  # what the coordinator did inside the step: transitions, timers, removals
 
     def observed(self) -> dict[str, Any]:
         """The fields replay compares, in a stable order."""
@@ -38,6 +39,7 @@ class Step:
             "time_ms": self.time_ms, "group_state": self.group_state,
             "generation_id": self.generation_id, "leader_id": self.leader_id,
             "members": list(self.members), "responses": list(self.responses), "digest": self.digest,
+            "events": list(self.events),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -52,6 +54,7 @@ class Step:
                 generation_id=int(obj["generation_id"]), leader_id=str(obj["leader_id"]),
                 members=tuple(str(m) for m in obj["members"]),
                 responses=tuple(str(r) for r in obj["responses"]), digest=str(obj["digest"]),
+                events=tuple(str(e) for e in obj.get("events", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise TraceFormatError(f"step {obj!r:.80} is malformed ({exc})") from None

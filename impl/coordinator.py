@@ -61,6 +61,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         self.appends: list[PendingAppend] = []
         self.errors: list[str] = []                       # IllegalStateErrors caught at the top level
         self.events: list[str] = []                       # human-readable log, only if record_events
+        self.transitions: list[tuple[str, str, str]] = []  # (group, from, to), only if record_events
         self.record_events = record_events
         self.counter = 0                                  # seq numbers of ops, appends and generated ids
         self.incarnations = 0
@@ -77,7 +78,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
 
     def _event(self, text: str) -> None:
         if self.record_events:
-            self.events.append(f"{self.now_ms} {text}")
+            self.events.append(text)   # the world records the time of the step it belongs to
 
     def _generate_member_id(self, client_id: str) -> str:
         return f"{client_id}-{self._seq()}"   # Kafka: clientId + "-" + UUID; a counter keeps runs deterministic
@@ -116,6 +117,8 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         self.incarnations += 1
         group = GroupMetadata(group_id, self.profile, self.incarnations, self.now_ms,
                               protocol_type if self.profile.protocol_type_at_creation else None)
+        if self.record_events:
+            group.history = self.transitions
         self.groups[group_id] = group
         return group
 
@@ -263,13 +266,12 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
             return p.dead_group_error
         if p.commit_state_check_first and group.is_(CR):
             return Errors.REBALANCE_IN_PROGRESS   # 0.9–2.3 checked the state before member/generation
-        if p.commit_state_check_first or generation_id >= 0 or member_id != "":
-            if not group.has(member_id):
-                return Errors.UNKNOWN_MEMBER_ID
-            if generation_id != group.generation_id:
-                return Errors.ILLEGAL_GENERATION
-        elif not group.is_(E):
-            return Errors.UNKNOWN_MEMBER_ID   # only members may commit to a non-empty group
+        if not p.commit_state_check_first and generation_id < 0 and group.is_(E):
+            return None   # the group only uses Kafka to store offsets (SPEC.md §3.5, before the member check)
+        if not group.has(member_id):
+            return Errors.UNKNOWN_MEMBER_ID   # so generation -1 to a non-empty group is refused too
+        if generation_id != group.generation_id:
+            return Errors.ILLEGAL_GENERATION
         if group.is_(CR):
             return Errors.REBALANCE_IN_PROGRESS
         if group.state in (S, PR):
@@ -337,6 +339,11 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
 
     # -- partition load / unload (SPEC.md §3.7) ------------------------------------------------------
     def set_loading(self, group_id: str, loading: bool) -> None:
+        """Open or close the COORDINATOR_LOAD_IN_PROGRESS window.
+
+        While a partition loads it is in loadingPartitions but not yet in ownedPartitions (GMM), so an
+        unloaded group stays "not coordinator" too: ≤ 1.1 answers NOT_COORDINATOR, 2.0+ the load error.
+        """
         (self.loading.add if loading else self.loading.discard)(group_id)
 
     def unload_group(self, group_id: str) -> None:
@@ -363,6 +370,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
     def load_group(self, group_id: str) -> None:
         """Immigration: the group comes back from its last durable record, Stable or Empty."""
         self.unloaded.discard(group_id)
+        self.loading.discard(group_id)
         record = self.log.get(group_id)
         if record is None or group_id in self.groups:
             return
@@ -408,9 +416,9 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         return coordinator_to_state(self)
 
     @classmethod
-    def from_state(cls, state: tuple[Any, ...]) -> "GroupCoordinator":
+    def from_state(cls, state: tuple[Any, ...], record_events: bool = False) -> "GroupCoordinator":
         from impl.snapshot import coordinator_from_state
-        return coordinator_from_state(cls, state)
+        return coordinator_from_state(cls, state, record_events)
 
 
 def _op_key(op: object) -> str:

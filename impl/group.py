@@ -68,7 +68,8 @@ class GroupMetadata:
 
     __slots__ = ("group_id", "profile", "state", "state_timestamp_ms", "protocol_type", "protocol_name",
                  "generation_id", "leader_id", "members", "pending_members", "pending_sync_members",
-                 "num_members_awaiting_join", "supported_protocols", "new_member_added", "incarnation")
+                 "num_members_awaiting_join", "supported_protocols", "new_member_added", "incarnation",
+                 "history")
 
     def __init__(self, group_id: str, profile: Profile, incarnation: int, now_ms: int = 0,
                  protocol_type: str | None = None) -> None:
@@ -87,6 +88,7 @@ class GroupMetadata:
         self.supported_protocols: dict[str, int] = {}
         self.new_member_added = False
         self.incarnation = incarnation        # distinguishes a reloaded group object from a stale one
+        self.history: list[tuple[str, str, str]] | None = None   # (group, from, to) log, when observed
 
     # -- state machine (SPEC.md §1.2) ------------------------------------------------------
     def is_(self, state: GroupState) -> bool:
@@ -101,6 +103,8 @@ class GroupMetadata:
                 f"group {self.group_id} should be in one of "
                 f"{sorted(s.value for s in self.profile.previous_states.get(target, ()))} before moving to "
                 f"{target.value}, but it is {self.state.value}")
+        if self.history is not None:
+            self.history.append((self.group_id, self.state.value, target.value))
         self.state = target
         self.state_timestamp_ms = now_ms
 

@@ -113,12 +113,25 @@ class MockTimer:
 class DelayedOperationPurgatory:
     """Watch lists of delayed operations by key (SPEC.md §4.2)."""
 
-    __slots__ = ("name", "timer", "watchers")
+    __slots__ = ("name", "timer", "watchers", "purge_interval", "_watches")
 
-    def __init__(self, name: str, timer: MockTimer) -> None:
+    def __init__(self, name: str, timer: MockTimer, purge_interval: int = 64) -> None:
         self.name = name
         self.timer = timer
         self.watchers: dict[str, list[DelayedOperation]] = {}
+        # Kafka's reaper purges completed ops once enough accumulate (purgeInterval); so does kgc,
+        # counting watches instead of wall time so that runs stay deterministic
+        self.purge_interval = purge_interval
+        self._watches = 0
+
+    def purge_completed(self) -> None:
+        """Drop completed ops from every watch list, and empty lists."""
+        for key in list(self.watchers):
+            live = [op for op in self.watchers[key] if not op.completed]
+            if live:
+                self.watchers[key] = live
+            else:
+                del self.watchers[key]
 
     def try_complete_else_watch(self, op: DelayedOperation, keys: list[str]) -> bool:
         """Try once; watch on every key; try again; else hand the op to the timer.
@@ -127,6 +140,9 @@ class DelayedOperationPurgatory:
         """
         if op.try_complete():
             return True
+        self._watches += 1
+        if self._watches % self.purge_interval == 0:
+            self.purge_completed()
         for key in keys:
             if op.completed:
                 return False

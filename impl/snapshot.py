@@ -119,14 +119,17 @@ def _op_from(c: "GroupCoordinator", s: tuple[Any, ...], groups: dict[int, GroupM
     return op
 
 
-def coordinator_from_state(cls: type["GroupCoordinator"], state: tuple[Any, ...]) -> "GroupCoordinator":
+def coordinator_from_state(cls: type["GroupCoordinator"], state: tuple[Any, ...],
+                           record_events: bool = False) -> "GroupCoordinator":
     (config, now, counter, incarnations, groups, detached, log, unloaded, loading, ops, watchers, appends) = state
-    c = cls(CoordinatorConfig(*config))
+    c = cls(CoordinatorConfig(*config), record_events)
     c.timer.now_ms, c.counter, c.incarnations = now, counter, incarnations
     by_inc: dict[int, GroupMetadata] = {}
     for s in groups:
         g = _group_from(c, s)
         c.groups[g.group_id] = by_inc[g.incarnation] = g
+        if record_events:
+            g.history = c.transitions
     for s in detached:
         g = _group_from(c, s)
         by_inc[g.incarnation] = g

@@ -1,0 +1,386 @@
+"""The deterministic world around the coordinator: clients, network, clock, appends (DESIGN.md §5).
+
+Every source of concurrency is an explicit action (``core.actions.Action``): a client sends a
+request, the network delivers or drops a message, a due timer fires, the clock moves, a
+deferred log append completes, a client crashes or restarts, the group partition is unloaded
+or loaded. ``enabled()`` lists the choices in a canonical order; ``step()`` performs one.
+``snapshot()``/``restore()`` capture the whole world as canonical bytes.
+
+Partition moves (scope.unload) go LOADED --UnloadGroup--> UNLOADED --LoadGroup--> LOADING
+--LoadGroup--> LOADED: the first LoadGroup opens the loading window in which requests are
+answered COORDINATOR_LOAD_IN_PROGRESS (SPEC.md §3.0), the second loads the group's last
+durable record (SPEC.md §3.7).
+"""
+from __future__ import annotations
+
+import io
+import pickle
+import random
+from hashlib import blake2b
+from typing import Any, Callable, Sequence
+
+from core.actions import Action
+from core.trace import Step, Trace
+from core.types import NO_GENERATION, Errors
+from harness.client_versions import CRASHED, GONE, client_version_for
+from harness.clients import CLIENT_KINDS, Client, ClientConfig
+from harness.messages import Response
+from harness.network import Network
+from harness.scope import Scope
+from impl import CoordinatorConfig, GroupCoordinator
+from impl.profiles import get_profile
+
+LOADED, UNLOADED, LOADING = "LOADED", "UNLOADED", "LOADING"   # the group partition, see the module doc
+MUTANTS_UNAVAILABLE = "mutants are not available yet (the mutants issue adds them); use mutant=None."
+APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT")   # offered when scope.faults
+DEFAULT_SESSION_TIMEOUT_MS = 10000
+
+_ACTIONS: dict[tuple[str, int, int | str], Action] = {}
+
+
+def _action(key: tuple[str, int, int | str]) -> Action:
+    """Interned actions: enabled() builds the same few values again and again."""
+    found = _ACTIONS.get(key)
+    if found is None:
+        found = _ACTIONS[key] = Action(*key)
+    return found
+
+
+def client_kinds(clients: int | Sequence[str]) -> tuple[str, ...]:
+    if isinstance(clients, int) and not isinstance(clients, bool):
+        if clients < 0:
+            raise ValueError(f"clients must be >= 0, got {clients}.")
+        return ("java",) * clients
+    kinds = tuple(clients)
+    bad = [k for k in kinds if k not in CLIENT_KINDS]
+    if bad:
+        raise ValueError(f"unknown client kind(s) {', '.join(map(repr, bad))}; "
+                         f"expected {' or '.join(map(repr, CLIENT_KINDS))}.")
+    return kinds
+
+
+class World:
+    """A coordinator, its clients and the network between them, stepped one action at a time.
+
+    Enabling rules (``enabled()``):
+    - a client request (kind = API, arg = variant) whenever the client model ``wants`` it;
+    - DeliverRequest / DeliverResponse for every message in flight, in any order;
+    - faults: DropRequest / DropResponse for every message in flight, and DropResponse for a
+      request the coordinator holds unanswered (the client's request timeout); failed appends;
+    - FireTimer for every due timer; AdvanceToNextDeadline / AdvanceClock only while none is
+      due (bounded lateness), never past ``scope.max_time_ms``;
+    - CompleteAppend while a deferred append is pending; crashes: Crash any client that is not
+      crashed (a CLOSED or FAILED one too: that is how a closed consumer comes back), Restart a
+      crashed one; unload: see the module doc.
+    ``enabled()`` is cached until the next ``step``/``restore``; code that changes the coordinator,
+    a client or the network by hand must not rely on it.
+    """
+
+    def __init__(self, profile: str = "3.9", scope: Scope | None = None, clients: int | Sequence[str] = 3,
+                 seed: int = 0, record: bool = True, mutant: str | None = None) -> None:
+        if mutant is not None:
+            raise ValueError(MUTANTS_UNAVAILABLE)
+        self.profile = get_profile(profile)          # UnknownProfileError lists the known profiles
+        self.scope = scope if scope is not None else Scope()
+        self.kinds = client_kinds(clients)
+        self.seed, self.record, self.mutant = seed, record, mutant
+        self.group_id = self.scope.group_id
+        self.configs = self._client_configs()
+        self.coord = GroupCoordinator(CoordinatorConfig(
+            profile=self.profile.name, append_mode=self.scope.append_mode, **self.scope.coordinator_overrides()),
+            record_events=record)
+        self.net = Network()
+        self.clients: list[Client] = [CLIENT_KINDS[k](c, 0) for k, c in zip(self.kinds, self.configs)]
+        self.partition = LOADED
+        self.steps: list[Step] = []
+        self._produced: list[str] | None = None
+        self._version = 0                              # bumped by every step/restore
+        self._enabled_version = -1
+        self._enabled: tuple[Action, ...] = ()
+        self._enabled_set: frozenset[Action] = frozenset()
+
+    def _client_configs(self) -> tuple[ClientConfig, ...]:
+        scope, n = self.scope, len(self.kinds)
+        for name in ("session_timeout_ms", "rebalance_timeout_ms"):
+            if len(getattr(scope, name)) > n:
+                raise ValueError(f"scope {name} has {len(getattr(scope, name))} entries but the world has {n} clients.")
+        version = client_version_for(self.profile.name)
+        configs = []
+        for i in range(n):
+            session = scope.session_timeout_ms[i] if i < len(scope.session_timeout_ms) else DEFAULT_SESSION_TIMEOUT_MS
+            rebalance = scope.rebalance_timeout_ms[i] if i < len(scope.rebalance_timeout_ms) else session
+            configs.append(ClientConfig(
+                index=i, client_id=f"c{i}", session_timeout_ms=session, rebalance_timeout_ms=rebalance,
+                heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", f"c{i}".encode()),),
+                version=version, timed=scope.timed, commits=scope.commits, leaves=scope.leaves,
+                rejoins=scope.rejoins))
+        return tuple(configs)
+
+    @property
+    def now_ms(self) -> int:
+        return self.coord.now_ms
+
+    # --- choices -------------------------------------------------------------------------
+    def enabled(self) -> tuple[Action, ...]:
+        """Every action possible now, sorted by (kind, client, arg)."""
+        if self._enabled_version != self._version:
+            keys = sorted(self._enabled_keys())
+            self._enabled = tuple(_action(k) for k in keys)
+            self._enabled_set = frozenset(self._enabled)
+            self._enabled_version = self._version
+        return self._enabled
+
+    def _enabled_keys(self) -> list[tuple[str, int, int | str]]:
+        scope, now, net = self.scope, self.coord.now_ms, self.net
+        keys: list[tuple[str, int, int | str]] = []
+        for i, client in enumerate(self.clients):
+            keys.extend((api, i, arg) for api, arg in client.wants(now))
+        for c, corr in net.requests:
+            keys.append(("DeliverRequest", c, corr))
+            if scope.faults:
+                keys.append(("DropRequest", c, corr))
+        for c, corr in net.responses:
+            keys.append(("DeliverResponse", c, corr))
+            if scope.faults:
+                keys.append(("DropResponse", c, corr))
+        if scope.faults:
+            keys.extend(("DropResponse", c, corr) for c, corr in self._awaiting_response())
+        keys.extend(self._environment_keys(now))
+        return keys
+
+    def _awaiting_response(self) -> list[tuple[int, int]]:
+        """Requests a live client still waits on that the coordinator holds (delivered, unanswered).
+
+        DropResponse on one of them is the client's request timeout firing while the coordinator
+        still has the request parked (the zombie JoinGroup of SPEC.md §7).
+        """
+        net, out = self.net, []
+        for i, client in enumerate(self.clients):
+            if client.state in GONE:
+                continue
+            for corr, _gen, _member in client.inflight.values():
+                key = (i, corr)
+                if key not in net.requests and key not in net.responses:
+                    out.append(key)
+        return out
+
+    def _environment_keys(self, now: int) -> list[tuple[str, int, int | str]]:
+        scope, coord = self.scope, self.coord
+        keys: list[tuple[str, int, int | str]] = [("FireTimer", -1, t.seq) for t in coord.due_timers()]
+        if not keys:     # bounded lateness: a due timer fires before time moves on
+            target = self._next_deadline_target(now)
+            if target is not None:
+                keys.append(("AdvanceToNextDeadline", -1, 0))
+            keys.extend(("AdvanceClock", -1, ms) for ms in scope.advance_ms
+                        if scope.max_time_ms is None or now + ms <= scope.max_time_ms)
+        if coord.pending_appends():
+            keys.append(("CompleteAppend", -1, "NONE"))
+            if scope.faults:
+                keys.extend(("CompleteAppend", -1, e) for e in APPEND_ERRORS)
+        if scope.crashes:
+            for i, client in enumerate(self.clients):
+                keys.append(("Restart" if client.state == CRASHED else "Crash", i, 0))
+        if scope.unload:
+            keys.append(("UnloadGroup" if self.partition == LOADED else "LoadGroup", -1, 0))
+        return keys
+
+    def _next_deadline_target(self, now: int) -> int | None:
+        """The time AdvanceToNextDeadline moves to: just past the earliest coordinator deadline
+        (MockTimer fires deadline < now), or a timed client's next heartbeat, whichever is first."""
+        deadline = self.coord.next_deadline()
+        target = None if deadline is None else deadline + 1
+        if self.scope.timed:
+            for client in self.clients:
+                due = client.heartbeat_due_ms()
+                if due is not None and due > now and (target is None or due < target):
+                    target = due
+        if target is None or target <= now:
+            return None
+        max_time = self.scope.max_time_ms
+        return target if max_time is None or target <= max_time else None
+
+    # --- stepping ------------------------------------------------------------------------
+    def step(self, action: Action) -> None:
+        """Perform one enabled action; anything else is a ValueError."""
+        if self._enabled_version != self._version:
+            self.enabled()
+        if action not in self._enabled_set:
+            raise ValueError(f"action {action} is not enabled at this point; choose one of world.enabled().")
+        self._produced = [] if self.record else None
+        if self.record:
+            self.coord.events.clear()     # only what happens inside this step goes into its Step
+        _HANDLERS[action.kind](self, action)
+        self._version += 1
+        if self.record:
+            self._record(action)
+
+    def _send(self, a: Action) -> None:
+        assert isinstance(a.arg, int)
+        peer = self.clients[(a.client + 1) % len(self.clients)].member_id
+        self.net.send(self.clients[a.client].send(a.kind, a.arg, self.coord.now_ms, peer))
+
+    def _deliver_request(self, a: Action) -> None:
+        req = self.net.take_request((a.client, a.arg))  # type: ignore[arg-type]
+        coord, g, key = self.coord, self.group_id, (req.client, req.corr)
+        api = req.api
+        if api == "JoinGroup":
+            coord.join_group(g, req.member_id, req.session_timeout_ms, req.rebalance_timeout_ms, req.protocol_type,
+                             list(req.protocols), group_instance_id=req.group_instance_id,
+                             require_known_member_id=req.require_known_member_id,
+                             client_id=self.configs[req.client].client_id, request_key=key)
+        elif api == "SyncGroup":
+            coord.sync_group(g, req.generation_id, req.member_id, dict(req.assignments),
+                             group_instance_id=req.group_instance_id, request_key=key)
+        elif api == "Heartbeat":
+            coord.heartbeat(g, req.member_id, req.generation_id, group_instance_id=req.group_instance_id,
+                            request_key=key)
+        elif api == "LeaveGroup":
+            coord.leave_group(g, [(req.member_id, req.group_instance_id)], request_key=key)
+        else:
+            coord.commit_offsets(g, req.member_id, req.generation_id, {"t-0": req.corr},
+                                 group_instance_id=req.group_instance_id, request_key=key)
+        self._drain()
+
+    def _drain(self) -> None:
+        """Move every response the coordinator produced onto the network."""
+        net, produced = self.net, self._produced
+        for key, api, result in self.coord.take_responses():
+            if key is None:
+                continue
+            resp = Response.from_result(api, key[0], key[1], result)
+            net.add_response(resp)
+            if produced is not None:
+                produced.append(str(resp))
+
+    def _deliver_response(self, a: Action) -> None:
+        resp = self.net.take_response((a.client, a.arg))  # type: ignore[arg-type]
+        self.clients[a.client].on_response(resp, self.coord.now_ms)   # a crashed client finds it stale
+
+    def _drop_request(self, a: Action) -> None:
+        req = self.net.take_request((a.client, a.arg))  # type: ignore[arg-type]
+        self.clients[a.client].on_timeout(req.api, req.corr, self.coord.now_ms)
+
+    def _drop_response(self, a: Action) -> None:
+        client = self.clients[a.client]
+        dropped = self.net.drop_responses((a.client, a.arg))  # type: ignore[arg-type]
+        api = dropped[0].api if dropped else next(api for api, e in client.inflight.items() if e[0] == a.arg)
+        client.on_timeout(api, a.arg, self.coord.now_ms)  # type: ignore[arg-type]
+
+    def _fire_timer(self, a: Action) -> None:
+        self.coord.fire_timer(a.arg)
+        self._drain()
+
+    def _advance_clock(self, a: Action) -> None:
+        self.coord.advance_time(a.arg)
+
+    def _advance_to_next_deadline(self, a: Action) -> None:
+        target = self._next_deadline_target(self.coord.now_ms)
+        assert target is not None
+        self.coord.advance_time(target - self.coord.now_ms)
+
+    def _complete_append(self, a: Action) -> None:
+        self.coord.complete_append(None if a.arg == "NONE" else Errors[str(a.arg)])
+        self._drain()
+
+    def _crash(self, a: Action) -> None:
+        self.clients[a.client].crash()
+
+    def _restart(self, a: Action) -> None:
+        self.clients[a.client].restart(self.coord.now_ms)
+
+    def _unload_group(self, a: Action) -> None:
+        self.coord.unload_group(self.group_id)
+        self.partition = UNLOADED
+        self._drain()
+
+    def _load_group(self, a: Action) -> None:
+        if self.partition == UNLOADED:
+            self.coord.set_loading(self.group_id, True)    # leader again, still reading the log
+            self.partition = LOADING
+            return
+        self.coord.load_group(self.group_id)
+        self.coord.set_loading(self.group_id, False)
+        self.partition = LOADED
+        self._drain()
+
+    # --- observation and recording ---------------------------------------------------------
+    def observe(self) -> dict[str, Any]:
+        """What a table row shows: time, the group, and each client's state."""
+        view = self.coord.describe(self.group_id)
+        return {
+            "time_ms": self.coord.now_ms,
+            "group_state": self.profile.state_name(view.state) if view else "-",
+            "generation_id": view.generation_id if view else NO_GENERATION,
+            "leader_id": (view.leader_id or "") if view else "",
+            "members": tuple(sorted(view.members)) if view else (),
+            "pending": tuple(sorted(view.pending_members)) if view else (),
+            "clients": tuple(c.describe() for c in self.clients),
+        }
+
+    def _record(self, action: Action) -> None:
+        obs = self.observe()
+        self.steps.append(Step(
+            index=len(self.steps), action=action, time_ms=obs["time_ms"], group_state=obs["group_state"],
+            generation_id=obs["generation_id"], leader_id=obs["leader_id"], members=obs["members"],
+            responses=tuple(self._produced or ()), digest=self.digest(), events=tuple(self.coord.events)))
+        self.coord.events.clear()
+
+    def digest(self) -> str:
+        return blake2b(self.snapshot(), digest_size=8).hexdigest()
+
+    def scope_json(self) -> dict[str, Any]:
+        """The trace's scope: the Scope fields plus the client kinds."""
+        return {**self.scope.to_json(), "clients": list(self.kinds)}
+
+    def trace(self, name: str = "") -> Trace:
+        return Trace(profile=self.profile.name, scope=self.scope_json(), seed=self.seed,
+                     steps=tuple(self.steps), mutant=self.mutant, name=name)
+
+    # --- snapshots -------------------------------------------------------------------------
+    def to_state(self) -> tuple[Any, ...]:
+        """The world as one nested tuple of plain data (equal worlds give equal tuples)."""
+        return (self.coord.to_state(), tuple(c.to_state() for c in self.clients), self.net.to_state(), self.partition)
+
+    def snapshot(self) -> bytes:
+        """Canonical bytes: pickled without a memo, so object identity cannot change them."""
+        buf = io.BytesIO()
+        pickler = pickle.Pickler(buf, protocol=5)
+        pickler.fast = True
+        pickler.dump(self.to_state())
+        return buf.getvalue()
+
+    def restore(self, data: bytes) -> None:
+        """Put the world back into the state ``data`` was taken in (recorded steps are kept)."""
+        coord_state, client_states, net_state, partition = pickle.loads(data)
+        self.coord = GroupCoordinator.from_state(coord_state, record_events=self.record)
+        for client, state in zip(self.clients, client_states):
+            client.set_state(state)
+        self.net.set_state(net_state)
+        self.partition = partition
+        self._version += 1
+
+    # --- helpers ---------------------------------------------------------------------------
+    def random_walk(self, steps: int, rng: random.Random | None = None) -> list[Action]:
+        """Take up to ``steps`` uniformly random enabled actions; stops early if none is enabled."""
+        rng = rng if rng is not None else random.Random(self.seed)
+        taken: list[Action] = []
+        for _ in range(steps):
+            choices = self.enabled()
+            if not choices:
+                break
+            action = choices[rng.randrange(len(choices))]
+            self.step(action)
+            taken.append(action)
+        return taken
+
+
+_HANDLERS: dict[str, Callable[[World, Action], None]] = {
+    "JoinGroup": World._send, "SyncGroup": World._send, "Heartbeat": World._send,
+    "LeaveGroup": World._send, "OffsetCommit": World._send,
+    "DeliverRequest": World._deliver_request, "DeliverResponse": World._deliver_response,
+    "DropRequest": World._drop_request, "DropResponse": World._drop_response,
+    "FireTimer": World._fire_timer, "AdvanceClock": World._advance_clock,
+    "AdvanceToNextDeadline": World._advance_to_next_deadline, "CompleteAppend": World._complete_append,
+    "Crash": World._crash, "Restart": World._restart,
+    "UnloadGroup": World._unload_group, "LoadGroup": World._load_group,
+}

@@ -1,0 +1,1 @@
+"""kgc: the command line and, later, the gate that orchestrates every checker."""

@@ -1,0 +1,158 @@
+"""The `kgc` command line: scenarios, replay and profiles (exit 0 ok, 1 a failed check, 2 bad usage)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from rich.console import Console
+from rich.table import Table
+
+from core.trace import Trace, TraceFormatError
+from harness.replay import ReplayDivergence, replay
+from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
+from impl.profiles import PROFILES, UnknownProfileError, get_profile
+from reports.terminal import format_ms, print_trace
+
+VERSION = "0.1.0"
+
+
+class UsageError(Exception):
+    """Bad input from the user: one sentence, exit 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="kgc", description="kgc — verification suite for Kafka's classic consumer-group coordinator.",
+        epilog="Exit status: 0 success, 1 a check failed (e.g. a replay diverged), 2 bad usage.")
+    p.add_argument("--version", action="version", version=f"kgc {VERSION}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sc = sub.add_parser("scenario", help="run a worked example of the seed documents and show its trace",
+                        description="Run a named scenario (the seeds' worked examples) on a profile and print "
+                                    "its trace as a table.")
+    sc.add_argument("name", nargs="?", help="scenario name (see --list)")
+    sc.add_argument("--list", action="store_true", help="list the scenarios and exit")
+    sc.add_argument("--all", action="store_true", help="run every scenario on every profile it applies to")
+    sc.add_argument("--profile", help="release profile (default: every profile the scenario applies to)")
+    sc.add_argument("--out", metavar="FILE", help="also write the trace as JSON (one scenario and profile only)")
+    sc.add_argument("--tables", action="store_true", help="with --all: print every trace table, not a summary")
+    rp = sub.add_parser("replay", help="re-execute a trace file and fail loudly on any divergence",
+                        description="Re-execute a kgc trace (JSON) step by step and compare every recorded field.")
+    rp.add_argument("file", help="trace file written by kgc (schema kgc-trace/1)")
+    rp.add_argument("--quiet", action="store_true", help="print only the verdict")
+    sub.add_parser("profiles", help="list the Kafka release profiles", description="List the release profiles.")
+    return p
+
+
+def _profiles_for(name: str | None, scenario_profiles: Sequence[str]) -> list[str]:
+    if name is None:
+        return list(scenario_profiles)
+    get_profile(name)   # UnknownProfileError names the known ones
+    if name not in scenario_profiles:
+        raise UsageError(f"this scenario applies to profiles {', '.join(scenario_profiles)}, not {name}.")
+    return [name]
+
+
+def _cmd_scenario(args: argparse.Namespace, console: Console) -> int:
+    if args.list:
+        table = Table("scenario", "profiles", "what it shows", "source", header_style="bold")
+        for s in SCENARIOS:
+            table.add_row(s.name, ", ".join(s.profiles), s.title, s.source)
+        console.print(table)
+        return 0
+    if args.all:
+        return _run_all(args, console)
+    if not args.name:
+        raise UsageError("name a scenario, or use --list to see them or --all to run them all.")
+    scenario = get_scenario(args.name)
+    profiles = _profiles_for(args.profile, scenario.profiles)
+    if args.out and len(profiles) != 1:
+        raise UsageError("--out needs a single profile: add --profile.")
+    for profile in profiles:
+        trace = run_scenario(scenario, profile).trace(name=scenario.name)
+        console.print(f"[bold]{scenario.title}[/bold]\n{scenario.source}; {scenario.roles}")
+        print_trace(trace, console)
+        if args.out:
+            Path(args.out).write_text(trace.dumps(), encoding="utf-8")
+            console.print(f"trace written to {args.out}; re-run it with: kgc replay {args.out}")
+    return 0
+
+
+def _run_all(args: argparse.Namespace, console: Console) -> int:
+    table = Table("scenario", "profile", "steps", "clock", "group states", "end", header_style="bold",
+                  title="seed scenarios", title_justify="left")
+    if args.profile is not None:
+        get_profile(args.profile)
+    for scenario in SCENARIOS:
+        for profile in [p for p in scenario.profiles if args.profile in (None, p)]:
+            world = run_scenario(scenario, profile)
+            trace = world.trace(name=scenario.name)
+            if args.tables:
+                print_trace(trace, console)
+            path = [world.profile.state_name(world.profile.initial_state)]
+            path += [world.profile.state_name(_state(t)) for _g, _f, t in world.coord.transitions]
+            view = world.coord.describe(world.group_id)
+            end = f"gen {view.generation_id}, {len(view.members)} members" if view else "no group"
+            table.add_row(scenario.name, profile, str(len(trace.steps)), format_ms(world.now_ms),
+                          " → ".join(path), end)
+    console.print(table)
+    return 0
+
+
+def _state(value: str) -> object:
+    from core.types import GroupState
+    return GroupState(value)
+
+
+def _cmd_replay(args: argparse.Namespace, console: Console) -> int:
+    path = Path(args.file)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UsageError(f"cannot read trace file {args.file}: {exc.strerror or exc}.") from None
+    trace = Trace.loads(text, source=args.file)
+    try:
+        replay(trace)
+    except ReplayDivergence as exc:
+        console.print(f"[bold red]replay diverged[/bold red]: {exc}")
+        return 1
+    if not args.quiet:
+        print_trace(trace, console)
+    console.print(f"[green]replay ok[/green]: {len(trace.steps)} steps of {args.file} re-executed identically "
+                  f"on profile {trace.profile}.")
+    return 0
+
+
+def _cmd_profiles(console: Console) -> int:
+    table = Table("profile", "release", header_style="bold")
+    for p in PROFILES.values():
+        table.add_row(p.name, p.description)
+    console.print(table)
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    console = Console(width=None if sys.stdout.isatty() else 160)
+    err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+    try:
+        if args.command == "scenario":
+            return _cmd_scenario(args, console)
+        if args.command == "replay":
+            return _cmd_replay(args, console)
+        if args.command == "profiles":
+            return _cmd_profiles(console)
+        parser.print_help()
+        return 2
+    except (UsageError, UnknownProfileError, UnknownScenarioError, TraceFormatError) as exc:
+        err.print(f"kgc: error: {exc}", highlight=False, markup=False)
+        return 2
+    except ScenarioError as exc:
+        err.print(f"kgc: scenario failed: {exc}", highlight=False, markup=False)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

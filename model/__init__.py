@@ -1,0 +1,1 @@
+"""kgc model: the abstract protocol (State, Scope, enabled/step), its networkx graph and pinned counts."""

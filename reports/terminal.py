@@ -1,0 +1,99 @@
+"""Traces as readable terminal tables (rich): one row per step, quiet clock steps folded together."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from core.actions import REQUEST_KINDS
+from core.trace import Step, Trace
+
+_CLOCK = frozenset({"AdvanceClock", "AdvanceToNextDeadline"})
+_STATE_STYLE = {"Stable": "green", "PreparingRebalance": "yellow", "CompletingRebalance": "cyan",
+                "AwaitingSync": "cyan", "Empty": "dim", "Dead": "red"}
+
+
+def format_ms(ms: int) -> str:
+    """12.345s — seconds with milliseconds, the resolution of the mock clock."""
+    return f"{ms // 1000}.{ms % 1000:03d}s"
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    first: int
+    last: int
+    time_ms: int
+    event: str
+    state: str
+    generation_id: int
+    members: str
+    detail: str
+
+
+def describe_action(step: Step, apis: dict[tuple[int, object], str] | None = None) -> str:
+    """The step as a short sentence: who did what. ``apis`` names requests by (client, corr)."""
+    a = step.action
+    c = f"c{a.client}"
+    req = f"{c} {(apis or {}).get((a.client, a.arg), 'request')}#{a.arg}"
+    sentences = {
+        "DeliverRequest": f"coordinator handles {req}",
+        "DeliverResponse": f"{c} receives {req.split(' ', 1)[1]} response",
+        "DropRequest": f"network loses {req}",
+        "DropResponse": f"{c} never gets {req.split(' ', 1)[1]} response",
+        "AdvanceClock": f"clock +{a.arg} ms",
+        "AdvanceToNextDeadline": "clock to next deadline",
+        "FireTimer": f"timer fires task {a.arg}",
+        "CompleteAppend": f"log append completes ({a.arg})",
+        "Crash": f"{c} crashes", "Restart": f"{c} restarts",
+        "UnloadGroup": "partition unloaded", "LoadGroup": "partition loaded",
+    }
+    return sentences.get(a.kind, f"{c} sends {a.kind}" + (f" (variant {a.arg})" if a.arg else ""))
+
+
+def _members(step: Step) -> str:
+    return ", ".join(m + ("*" if m == step.leader_id else "") for m in step.members)
+
+
+def rows(trace: Trace) -> list[Row]:
+    """Table rows; consecutive clock steps with nothing to show become one row."""
+    out: list[Row] = []
+    sent: dict[int, int] = {}
+    apis: dict[tuple[int, object], str] = {}
+    for step in trace.steps:
+        if step.action.kind in REQUEST_KINDS:   # a client's n-th request carries correlation id n
+            sent[step.action.client] = sent.get(step.action.client, 0) + 1
+            apis[(step.action.client, sent[step.action.client])] = step.action.kind
+        detail = "\n".join(step.responses + step.events)
+        quiet_clock = step.action.kind in _CLOCK and not detail
+        prev = out[-1] if out else None
+        if quiet_clock and prev is not None and prev.event.startswith("clock →") and not prev.detail:
+            out[-1] = Row(prev.first, step.index, step.time_ms, f"clock → {format_ms(step.time_ms)}",
+                          step.group_state, step.generation_id, _members(step), "")
+            continue
+        event = f"clock → {format_ms(step.time_ms)}" if quiet_clock else describe_action(step, apis)
+        out.append(Row(step.index, step.index, step.time_ms, event, step.group_state, step.generation_id,
+                       _members(step), detail))
+    return out
+
+
+def trace_table(trace: Trace, title: str | None = None) -> Table:
+    table = Table(title=title or f"{trace.name or 'trace'} — profile {trace.profile}", header_style="bold",
+                  title_justify="left", caption="members: * marks the leader", caption_justify="left")
+    table.add_column("#", justify="right", no_wrap=True)
+    table.add_column("time", justify="right", no_wrap=True)
+    table.add_column("step", no_wrap=True)
+    table.add_column("group", no_wrap=True)
+    table.add_column("gen", justify="right")
+    table.add_column("members")
+    table.add_column("responses / coordinator", overflow="fold")
+    for r in rows(trace):
+        index = str(r.first) if r.first == r.last else f"{r.first}-{r.last}"
+        state = Text(r.state, style=_STATE_STYLE.get(r.state, ""))
+        table.add_row(index, format_ms(r.time_ms), r.event, state, str(r.generation_id), r.members, r.detail)
+    return table
+
+
+def print_trace(trace: Trace, console: Console | None = None, title: str | None = None) -> None:
+    (console or Console()).print(trace_table(trace, title))

@@ -1,0 +1,1 @@
+"""kgc stateful tests: Hypothesis RuleBasedStateMachine tests over harness+impl, checking the catalog."""

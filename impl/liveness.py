@@ -81,7 +81,10 @@ class LivenessMixin:
         if group.is_(D):
             return force_complete()
         if op.is_pending:
-            return force_complete() if group.has(op.member_id) else False
+            # complete once the id became a member, or stopped being pending (its LeaveGroup "completes
+            # the op", SPEC.md §4.7; the Scala check tests membership only, leaving the op to expire idly)
+            done = group.has(op.member_id) or op.member_id not in group.pending_members
+            return force_complete() if done else False
         if not group.has(op.member_id) or self.should_keep_member_alive(group.get(op.member_id), 0):
             return force_complete()
         return False

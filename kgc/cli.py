@@ -135,8 +135,7 @@ def _cmd_profiles(console: Console) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    console = Console(width=None if sys.stdout.isatty() else 160)
-    err = Console(stderr=True, width=None if sys.stderr.isatty() else 160)
+    console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
     try:
         if args.command == "scenario":
             return _cmd_scenario(args, console)
@@ -147,10 +146,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     except (UsageError, UnknownProfileError, UnknownScenarioError, TraceFormatError) as exc:
-        err.print(f"kgc: error: {exc}", highlight=False, markup=False)
+        sys.stderr.write(f"kgc: error: {exc}\n")
         return 2
     except ScenarioError as exc:
-        err.print(f"kgc: scenario failed: {exc}", highlight=False, markup=False)
+        sys.stderr.write(f"kgc: scenario failed: {exc}\n")
         return 1
 
 

@@ -49,6 +49,12 @@ def last_step_of(world: World, pattern: str) -> int:
     return found[-1]
 
 
+def created_deadlines(world: World, member: str, from_step: int = 0) -> list[int]:
+    """Deadlines of the DelayedHeartbeat ops the coordinator created for ``member``, in order."""
+    prefix = f"DelayedHeartbeat {member} deadline="
+    return [int(e[len(prefix):]) for st in world.steps[from_step:] for e in st.events if e.startswith(prefix)]
+
+
 def heartbeat_deadlines(world: World, member: str) -> list[int]:
     return [op.deadline_ms for op in world.coord.delayed_operations()
             if op.kind == "DelayedHeartbeat" and op.member_id == member]
@@ -208,9 +214,7 @@ def test_heartbeat_deadlines_5_6_8_on_0_10() -> None:
     """Seed 004 (1)-(3): join response at 0 s → deadline 5 s; SyncGroup at 1 s → 6 s; sync response at 3 s → 8 s."""
     world = run_scenario(BY_NAME["heartbeat-deadlines-5-6-8"], "0.10.0")
     c1 = member_of(world, 1)
-    created = [int(e.split("deadline=")[1]) for st in world.steps for e in st.events
-               if e.startswith(f"DelayedHeartbeat {c1} deadline=")]
-    assert created == [5000, 6000, 8000]
+    assert created_deadlines(world, c1) == [5000, 6000, 8000]
     # the 6 s op is completed at once by its own tryCompleteElseWatch because c1 now has a parked
     # SyncGroup (keep-alive): the seed's "a fresh op never completes" does not hold here (finding)
     assert any(e == f"DelayedHeartbeat {c1} completed at birth" for st in world.steps for e in st.events)
@@ -221,9 +225,7 @@ def test_heartbeat_deadlines_5_8_on_3_9() -> None:
     """3.9 does not reschedule on a parked SyncGroup (SPEC.md §4.6 callers): deadlines 5 s then 8 s."""
     world = run_scenario(BY_NAME["heartbeat-deadlines-5-6-8"], "3.9")
     c1 = member_of(world, 1)
-    created = [int(e.split("deadline=")[1]) for st in world.steps for e in st.events
-               if e.startswith(f"DelayedHeartbeat {c1} deadline=")]
-    assert created[-2:] == [5000, 8000]          # earlier: the 300 s new-member op (KAFKA-7610)
+    assert created_deadlines(world, c1)[-2:] == [5000, 8000]          # earlier: the 300 s new-member op (KAFKA-7610)
     assert heartbeat_deadlines(world, c1) == [8000]
 
 
@@ -233,8 +235,7 @@ def test_parked_sync_keeps_member_alive_past_deadline(profile: str) -> None:
     world = run_scenario(BY_NAME["heartbeat-deadlines-10-20-40"], profile)
     c3, c1, c2 = (member_of(world, i) for i in range(3))
     join_done = step_of(world, r"gen=2")
-    created = {m: [int(e.split("deadline=")[1]) for st in world.steps[join_done:] for e in st.events
-                   if e.startswith(f"DelayedHeartbeat {m} deadline=")] for m in (c1, c2, c3)}
+    created = {m: created_deadlines(world, m, join_done) for m in (c1, c2, c3)}
     assert created[c2][0] == 20000 and created[c3][0] == 40000
     # 0.10.0: C1's deadline 10:00:10, then 10:00:13 after its SyncGroup; 3.9 keeps 10:00:10 (§4.6)
     assert created[c1] == ([10000, 13000] if profile == "0.10.0" else [10000])

@@ -8,6 +8,8 @@ the one outstanding for its API is stale (a zombie) and ignored.
 """
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +55,7 @@ def round_robin_assignment(member_ids: tuple[str, ...]) -> Assignments:
     return tuple((m, ",".join(owned[m]).encode("ascii")) for m in ids)
 
 
-class Client:
+class Client(ABC):
     """State shared by both client kinds; every field is plain data (see ``to_state``)."""
 
     __slots__ = ("config", "state", "member_id", "generation_id", "leader", "known_members",
@@ -81,9 +83,9 @@ class Client:
         self.last_heartbeat_ms = now_ms if self.config.timed else 0
 
     # --- world interface ---------------------------------------------------------------
+    @abstractmethod
     def wants(self, now_ms: int) -> list[tuple[str, int]]:
         """(api, variant) pairs this client would send now."""
-        raise NotImplementedError
 
     def heartbeat_due_ms(self) -> int | None:
         """Timed mode: when the next heartbeat becomes sendable (a world deadline), else None."""
@@ -96,11 +98,13 @@ class Client:
     def restart(self, now_ms: int) -> None:
         self._reset_all(self.initial_state(), now_ms)
 
+    @abstractmethod
     def on_timeout(self, api: str, corr: int, now_ms: int) -> None:
-        raise NotImplementedError
+        """The request (api, corr) timed out at the client: it was lost, or its response was."""
 
+    @abstractmethod
     def on_response(self, resp: Response, now_ms: int) -> None:
-        raise NotImplementedError
+        """Handle a response; one whose corr is not outstanding is stale and ignored."""
 
     def _take(self, resp: Response) -> tuple[int, int, str] | None:
         """Clear and return the outstanding entry answered by ``resp``; None if it is stale."""

@@ -90,7 +90,7 @@ class World:
             profile=self.profile.name, append_mode=self.scope.append_mode, **self.scope.coordinator_overrides()),
             record_events=record)
         self.net = Network()
-        self.clients: list[Client] = [CLIENT_KINDS[k](c, 0) for k, c in zip(self.kinds, self.configs)]
+        self.clients: list[Client] = [CLIENT_KINDS[k](c, 0) for k, c in zip(self.kinds, self.configs, strict=True)]
         self.partition = LOADED
         self.steps: list[Step] = []
         self._produced: list[str] | None = None
@@ -353,7 +353,7 @@ class World:
         """Put the world back into the state ``data`` was taken in (recorded steps are kept)."""
         coord_state, client_states, net_state, partition = pickle.loads(data)
         self.coord = GroupCoordinator.from_state(coord_state, record_events=self.record)
-        for client, state in zip(self.clients, client_states):
+        for client, state in zip(self.clients, client_states, strict=True):
             client.set_state(state)
         self.net.set_state(net_state)
         self.partition = partition

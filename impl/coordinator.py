@@ -68,21 +68,6 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         self._outbox: list[tuple[Hashable, str, Any]] = []
 
     # -- small helpers -----------------------------------------------------------------------------
-    @property
-    def now_ms(self) -> int:
-        return self.timer.now_ms
-
-    def _seq(self) -> int:
-        self.counter += 1
-        return self.counter
-
-    def _event(self, text: str) -> None:
-        if self.record_events:
-            self.events.append(text)   # the world records the time of the step it belongs to
-
-    def _generate_member_id(self, client_id: str) -> str:
-        return f"{client_id}-{self._seq()}"   # Kafka: clientId + "-" + UUID; a counter keeps runs deterministic
-
     def _future(self, request_key: Hashable | None, api: str) -> ResponseFuture:
         return ResponseFuture(("req", self._seq()) if request_key is None else request_key, api, self._outbox)
 

@@ -7,7 +7,7 @@ from impl.group import GroupMetadata, MemberMetadata
 from impl.purgatory import DelayedOperation
 
 if TYPE_CHECKING:
-    from impl.coordinator import GroupCoordinator
+    from impl.base import CoordinatorBase
 
 
 def join_key(group_id: str) -> str:
@@ -31,7 +31,7 @@ class DelayedJoin(DelayedOperation):
     kind = "DelayedJoin"
     __slots__ = ("coordinator", "group")
 
-    def __init__(self, coordinator: "GroupCoordinator", group: GroupMetadata, delay_ms: int, seq: int) -> None:
+    def __init__(self, coordinator: "CoordinatorBase", group: GroupMetadata, delay_ms: int, seq: int) -> None:
         super().__init__(delay_ms, seq)
         self.coordinator = coordinator
         self.group = group
@@ -56,7 +56,7 @@ class InitialDelayedJoin(DelayedJoin):
     kind = "InitialDelayedJoin"
     __slots__ = ("configured_delay_ms", "remaining_ms")
 
-    def __init__(self, coordinator: "GroupCoordinator", group: GroupMetadata, configured_delay_ms: int,
+    def __init__(self, coordinator: "CoordinatorBase", group: GroupMetadata, configured_delay_ms: int,
                  delay_ms: int, remaining_ms: int, seq: int) -> None:
         super().__init__(coordinator, group, delay_ms, seq)
         self.configured_delay_ms = configured_delay_ms
@@ -80,7 +80,7 @@ class DelayedHeartbeat(DelayedOperation):
     kind = "DelayedHeartbeat"
     __slots__ = ("coordinator", "group", "member", "member_id", "heartbeat_deadline_ms", "is_pending")
 
-    def __init__(self, coordinator: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata | None,
+    def __init__(self, coordinator: "CoordinatorBase", group: GroupMetadata, member: MemberMetadata | None,
                  member_id: str, heartbeat_deadline_ms: int, delay_ms: int, seq: int,
                  is_pending: bool = False) -> None:
         super().__init__(delay_ms, seq)
@@ -111,7 +111,7 @@ class DelayedSync(DelayedOperation):
     kind = "DelayedSync"
     __slots__ = ("coordinator", "group", "generation_id")
 
-    def __init__(self, coordinator: "GroupCoordinator", group: GroupMetadata, generation_id: int,
+    def __init__(self, coordinator: "CoordinatorBase", group: GroupMetadata, generation_id: int,
                  delay_ms: int, seq: int) -> None:
         super().__init__(delay_ms, seq)
         self.coordinator = coordinator

@@ -2,15 +2,14 @@
 callback, DelayedSync — SPEC.md §3.2, §4.8), as a mixin of GroupCoordinator."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from core.types import Errors, GroupState
+from impl.base import CoordinatorBase
 from impl.delayed import DelayedHeartbeat, DelayedSync, member_key, sync_key
 from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
 from impl.results import ResponseFuture, SyncGroupResult
 
-if TYPE_CHECKING:
-    from impl.coordinator import GroupCoordinator
 
 PR, CR, S, E, D = (GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE, GroupState.STABLE,
                    GroupState.EMPTY, GroupState.DEAD)
@@ -29,9 +28,9 @@ STORE_ERRORS = {
 }
 
 
-class LivenessMixin:
+class LivenessMixin(CoordinatorBase):
     # -- heartbeat scheduling ------------------------------------------------------------------
-    def complete_and_schedule_next_expiration(self: "GroupCoordinator", group: GroupMetadata,
+    def complete_and_schedule_next_expiration(self, group: GroupMetadata,
                                               member: MemberMetadata, timeout_ms: int | None = None) -> None:
         """completeAndScheduleNextHeartbeatExpiration: complete the current op, arm a new one.
 
@@ -52,14 +51,14 @@ class LivenessMixin:
         if self.heartbeat_purgatory.try_complete_else_watch(op, [key]):
             self._event(f"DelayedHeartbeat {member.member_id} completed at birth")
 
-    def add_pending_member_expiration(self: "GroupCoordinator", group: GroupMetadata, member_id: str,
+    def add_pending_member_expiration(self, group: GroupMetadata, member_id: str,
                                       timeout_ms: int) -> None:
         """KIP-394: a pending member id expires after the session timeout of its first JoinGroup (§4.7)."""
         op = DelayedHeartbeat(self, group, None, member_id, self.now_ms + timeout_ms, timeout_ms, self._seq(),
                               is_pending=True)
         self.heartbeat_purgatory.try_complete_else_watch(op, [member_key(group.group_id, member_id)])
 
-    def should_keep_member_alive(self: "GroupCoordinator", member: MemberMetadata, deadline_ms: int) -> bool:
+    def should_keep_member_alive(self, member: MemberMetadata, deadline_ms: int) -> bool:
         """The keep-alive predicate of the profile (SPEC.md §2 table)."""
         if self.profile.liveness == "deadline":
             return (member.awaiting_join is not None or member.awaiting_sync is not None
@@ -70,7 +69,7 @@ class LivenessMixin:
             return True
         return member.heartbeat_satisfied
 
-    def try_complete_heartbeat(self: "GroupCoordinator", op: DelayedHeartbeat,
+    def try_complete_heartbeat(self, op: DelayedHeartbeat,
                                force_complete: Callable[[], bool]) -> bool:
         group = op.group
         if self.profile.liveness == "deadline":   # ≤ 2.4: the op's own member object, even if removed
@@ -89,7 +88,7 @@ class LivenessMixin:
             return force_complete()
         return False
 
-    def on_expire_heartbeat(self: "GroupCoordinator", op: DelayedHeartbeat) -> None:
+    def on_expire_heartbeat(self, op: DelayedHeartbeat) -> None:
         group = op.group
         if self.profile.liveness == "deadline":
             assert op.member is not None
@@ -110,7 +109,7 @@ class LivenessMixin:
                 self.remove_member_and_update_group(group, member)
 
     # -- SyncGroup -------------------------------------------------------------------------------
-    def do_sync_group(self: "GroupCoordinator", group: GroupMetadata, generation_id: int, member_id: str,
+    def do_sync_group(self, group: GroupMetadata, generation_id: int, member_id: str,
                       assignments: dict[str, bytes], protocol_type: str | None, protocol_name: str | None,
                       future: ResponseFuture) -> None:
         error = self._validate_sync(group, generation_id, member_id, protocol_type, protocol_name)
@@ -130,7 +129,7 @@ class LivenessMixin:
         else:
             raise IllegalStateError(f"reached unexpected condition for Dead group {group.group_id}")
 
-    def _validate_sync(self: "GroupCoordinator", group: GroupMetadata, generation_id: int, member_id: str,
+    def _validate_sync(self, group: GroupMetadata, generation_id: int, member_id: str,
                        protocol_type: str | None, protocol_name: str | None) -> Errors | None:
         p = self.profile
         if p.dead_check_first and group.is_(D):
@@ -147,7 +146,7 @@ class LivenessMixin:
             return Errors.INCONSISTENT_GROUP_PROTOCOL
         return None
 
-    def _park_sync(self: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata, generation_id: int,
+    def _park_sync(self, group: GroupMetadata, member: MemberMetadata, generation_id: int,
                    assignments: dict[str, bytes], future: ResponseFuture) -> None:
         member.awaiting_sync = future   # overwrites an earlier parked SyncGroup, which stays unanswered
         self._remove_pending_sync_member(group, member.member_id)
@@ -158,7 +157,7 @@ class LivenessMixin:
             assignment = {m: assignments.get(m, b"") for m in sorted(group.members)}
             self._append(group, "assignment", assignment)
 
-    def on_store_group(self: "GroupCoordinator", group: GroupMetadata, generation_id: int,
+    def on_store_group(self, group: GroupMetadata, generation_id: int,
                        assignment: dict[str, bytes], error: Errors) -> None:
         """The store callback: acts only if the group is still CompletingRebalance in that generation."""
         if not (group.is_(CR) and generation_id == group.generation_id):
@@ -175,13 +174,13 @@ class LivenessMixin:
             group.transition_to(S, self.now_ms)
             self._event(f"generation {generation_id} stable")
 
-    def _reset_and_propagate_assignment_error(self: "GroupCoordinator", group: GroupMetadata,
+    def _reset_and_propagate_assignment_error(self, group: GroupMetadata,
                                               error: Errors) -> None:
         for member in group.all_members():
             member.assignment = b""
         self._propagate_assignment(group, error)
 
-    def _propagate_assignment(self: "GroupCoordinator", group: GroupMetadata, error: Errors) -> None:
+    def _propagate_assignment(self, group: GroupMetadata, error: Errors) -> None:
         for member in group.all_members():
             result = SyncGroupResult(error, member.assignment if error is Errors.NONE else b"")
             if group.invoke_sync_callback(member, result):
@@ -189,27 +188,27 @@ class LivenessMixin:
                 self.complete_and_schedule_next_expiration(group, member)
 
     # -- DelayedSync (3.0+) ------------------------------------------------------------------------
-    def schedule_pending_sync(self: "GroupCoordinator", group: GroupMetadata) -> None:
+    def schedule_pending_sync(self, group: GroupMetadata) -> None:
         op = DelayedSync(self, group, group.generation_id, group.rebalance_timeout_ms(), self._seq())
         self.join_purgatory.try_complete_else_watch(op, [sync_key(group.group_id)])
 
-    def _remove_pending_sync_member(self: "GroupCoordinator", group: GroupMetadata, member_id: str) -> None:
+    def _remove_pending_sync_member(self, group: GroupMetadata, member_id: str) -> None:
         if self.profile.delayed_sync:
             group.pending_sync_members.discard(member_id)
             self.join_purgatory.check_and_complete(sync_key(group.group_id))
 
-    def remove_sync_expiration(self: "GroupCoordinator", group: GroupMetadata) -> None:
+    def remove_sync_expiration(self, group: GroupMetadata) -> None:
         if self.profile.delayed_sync:
             group.pending_sync_members.clear()
             self.join_purgatory.check_and_complete(sync_key(group.group_id))
 
-    def try_complete_pending_sync(self: "GroupCoordinator", group: GroupMetadata, generation_id: int,
+    def try_complete_pending_sync(self, group: GroupMetadata, generation_id: int,
                                   force_complete: Callable[[], bool]) -> bool:
         if generation_id != group.generation_id or group.state in (D, E, PR) or not group.pending_sync_members:
             return force_complete()
         return False
 
-    def on_expire_pending_sync(self: "GroupCoordinator", group: GroupMetadata, generation_id: int) -> None:
+    def on_expire_pending_sync(self, group: GroupMetadata, generation_id: int) -> None:
         if generation_id != group.generation_id or group.state not in (CR, S) or not group.pending_sync_members:
             return
         for member_id in sorted(group.pending_sync_members):

@@ -5,22 +5,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Callable
 
 from core.types import Errors, GroupState
+from impl.base import CoordinatorBase
 from impl.delayed import DelayedJoin, InitialDelayedJoin, join_key, member_key
 from impl.group import GroupMetadata, MemberMetadata
 from impl.results import JoinGroupResult, ResponseFuture
 
 if TYPE_CHECKING:
-    from impl.coordinator import GroupCoordinator, JoinRequest
+    from impl.coordinator import JoinRequest
 
 PR, CR, S, E, D = (GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE, GroupState.STABLE,
                    GroupState.EMPTY, GroupState.DEAD)
 
 
-class RebalanceMixin:
-    def join_error(self: "GroupCoordinator", member_id: str, error: Errors) -> JoinGroupResult:
-        return JoinGroupResult(error, self.profile.join_error_generation, None, None, "", member_id)
-
-    def do_join_group(self: "GroupCoordinator", group: GroupMetadata, req: "JoinRequest",
+class RebalanceMixin(CoordinatorBase):
+    def do_join_group(self, group: GroupMetadata, req: "JoinRequest",
                       future: ResponseFuture) -> None:
         p = self.profile
         names = tuple(name for name, _ in req.protocols)
@@ -44,7 +42,7 @@ class RebalanceMixin:
         if group.is_(PR):   # J6: attempt to complete the join phase
             self.join_purgatory.check_and_complete(join_key(group.group_id))
 
-    def _accept_joining_member(self: "GroupCoordinator", group: GroupMetadata, member_id: str) -> bool:
+    def _accept_joining_member(self, group: GroupMetadata, member_id: str) -> bool:
         """acceptJoiningMember, the 2.6 rule of group.max.size (KAFKA-9885, SPEC.md §3.1 J4)."""
         limit = self.config.group_max_size
         if group.state in (E, D):
@@ -54,7 +52,7 @@ class RebalanceMixin:
                     or group.num_members_awaiting_join < limit)
         return group.has(member_id) or len(group.members) < limit
 
-    def _do_new_member_join(self: "GroupCoordinator", group: GroupMetadata, req: "JoinRequest",
+    def _do_new_member_join(self, group: GroupMetadata, req: "JoinRequest",
                             future: ResponseFuture) -> None:
         new_member_id = self._generate_member_id(req.client_id)
         if self.profile.pending_members and req.require_known_member_id:
@@ -65,7 +63,7 @@ class RebalanceMixin:
         else:
             self.add_member_and_rebalance(group, new_member_id, req, future)
 
-    def _do_current_member_join(self: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata,
+    def _do_current_member_join(self, group: GroupMetadata, member: MemberMetadata,
                                 req: "JoinRequest", future: ResponseFuture) -> None:
         if group.is_(PR):
             self.update_member_and_rebalance(group, member, req, future)
@@ -80,14 +78,14 @@ class RebalanceMixin:
         else:   # Empty (a member cannot be there) or Dead
             future.complete(self.join_error(req.member_id, Errors.UNKNOWN_MEMBER_ID))
 
-    def _join_result(self: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata,
+    def _join_result(self, group: GroupMetadata, member: MemberMetadata,
                      with_members: bool) -> JoinGroupResult:
         protocol_type = group.protocol_type if self.profile.join_response_has_protocol_type else None
         return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
                                group.leader_id or "", member.member_id,
                                group.current_member_metadata() if with_members else ())
 
-    def add_member_and_rebalance(self: "GroupCoordinator", group: GroupMetadata, member_id: str,
+    def add_member_and_rebalance(self, group: GroupMetadata, member_id: str,
                                  req: "JoinRequest", future: ResponseFuture) -> None:
         p = self.profile
         member = MemberMetadata(member_id, req.client_id, req.client_host, req.session_timeout_ms,
@@ -103,16 +101,16 @@ class RebalanceMixin:
             self.complete_and_schedule_next_expiration(group, member, self.config.new_member_join_timeout_ms)
         self.maybe_prepare_rebalance(group)
 
-    def update_member_and_rebalance(self: "GroupCoordinator", group: GroupMetadata, member: MemberMetadata,
+    def update_member_and_rebalance(self, group: GroupMetadata, member: MemberMetadata,
                                     req: "JoinRequest", future: ResponseFuture) -> None:
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, future)
         self.maybe_prepare_rebalance(group)
 
-    def maybe_prepare_rebalance(self: "GroupCoordinator", group: GroupMetadata) -> None:
+    def maybe_prepare_rebalance(self, group: GroupMetadata) -> None:
         if group.can_rebalance:
             self.prepare_rebalance(group)
 
-    def prepare_rebalance(self: "GroupCoordinator", group: GroupMetadata) -> None:
+    def prepare_rebalance(self, group: GroupMetadata) -> None:
         if group.is_(CR):   # parked SyncGroups learn that the rebalance restarted
             self._reset_and_propagate_assignment_error(group, Errors.REBALANCE_IN_PROGRESS)
         self.remove_sync_expiration(group)
@@ -129,7 +127,7 @@ class RebalanceMixin:
         self._event(f"{self.profile.state_name(previous)} -> PreparingRebalance, {op.kind} delay={op.delay_ms}")
         self.join_purgatory.try_complete_else_watch(op, [join_key(group.group_id)])
 
-    def remove_member_and_update_group(self: "GroupCoordinator", group: GroupMetadata,
+    def remove_member_and_update_group(self, group: GroupMetadata,
                                        member: MemberMetadata) -> None:
         """removeMemberAndUpdateGroup (2.2+) / onMemberFailure (0.10)."""
         if self.profile.remove_answers_parked_join:
@@ -140,19 +138,19 @@ class RebalanceMixin:
         elif group.is_(PR):
             self.join_purgatory.check_and_complete(join_key(group.group_id))
 
-    def remove_pending_member_and_update_group(self: "GroupCoordinator", group: GroupMetadata,
+    def remove_pending_member_and_update_group(self, group: GroupMetadata,
                                                member_id: str) -> None:
         group.pending_members.discard(member_id)
         if group.is_(PR):
             self.join_purgatory.check_and_complete(join_key(group.group_id))
 
     # -- the delayed join ------------------------------------------------------------------------
-    def try_complete_join(self: "GroupCoordinator", group: GroupMetadata,
+    def try_complete_join(self, group: GroupMetadata,
                           force_complete: Callable[[], bool]) -> bool:
         """tryCompleteJoin: complete once every member has rejoined (seed 001: notYetRejoinedMembers empty)."""
         return force_complete() if group.has_all_members_joined() else False
 
-    def on_complete_initial_join(self: "GroupCoordinator", op: InitialDelayedJoin) -> None:
+    def on_complete_initial_join(self, op: InitialDelayedJoin) -> None:
         group = op.group
         if group.new_member_added and op.remaining_ms != 0:
             group.new_member_added = False
@@ -163,7 +161,7 @@ class RebalanceMixin:
         else:
             self.on_complete_join(group)
 
-    def on_complete_join(self: "GroupCoordinator", group: GroupMetadata) -> None:
+    def on_complete_join(self, group: GroupMetadata) -> None:
         p = self.profile
         # members that did not rejoin are removed before any join response is sent (seed 000)
         for failed in group.not_yet_rejoined_members():
@@ -198,7 +196,7 @@ class RebalanceMixin:
         if p.delayed_sync:
             self.schedule_pending_sync(group)
 
-    def _init_next_generation(self: "GroupCoordinator", group: GroupMetadata) -> None:
+    def _init_next_generation(self, group: GroupMetadata) -> None:
         group.generation_id += 1
         if group.members:
             group.protocol_name = group.select_protocol()

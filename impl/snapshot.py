@@ -60,7 +60,7 @@ def _op_state(op: DelayedOperation) -> tuple[Any, ...]:
 
 def coordinator_to_state(c: "GroupCoordinator") -> tuple[Any, ...]:
     ops = sorted(c.timer.entries.values(), key=lambda op: op.seq)
-    referenced = [getattr(op, "group") for op in ops] + [a.group for a in c.appends]
+    referenced = [op.group for op in ops] + [a.group for a in c.appends]   # type: ignore[attr-defined]
     cached = {g.incarnation for g in c.groups.values()}
     detached = {g.incarnation: g for g in referenced if g.incarnation not in cached}
     watchers = tuple((key, tuple(op.seq for op in lst if not op.completed))

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.table import Table
 
 from core.trace import Trace, TraceFormatError
+from core.types import GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.profiles import PROFILES, UnknownProfileError, get_profile
@@ -91,18 +92,13 @@ def _run_all(args: argparse.Namespace, console: Console) -> int:
             if args.tables:
                 print_trace(trace, console)
             path = [world.profile.state_name(world.profile.initial_state)]
-            path += [world.profile.state_name(_state(t)) for _g, _f, t in world.coord.transitions]
+            path += [world.profile.state_name(GroupState(t)) for _g, _f, t in world.coord.transitions]
             view = world.coord.describe(world.group_id)
             end = f"gen {view.generation_id}, {len(view.members)} members" if view else "no group"
             table.add_row(scenario.name, profile, str(len(trace.steps)), format_ms(world.now_ms),
                           " → ".join(path), end)
     console.print(table)
     return 0
-
-
-def _state(value: str) -> object:
-    from core.types import GroupState
-    return GroupState(value)
 
 
 def _cmd_replay(args: argparse.Namespace, console: Console) -> int:

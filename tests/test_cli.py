@@ -66,7 +66,8 @@ def test_scenario_all_summarises_every_scenario_and_profile(capsys: pytest.Captu
 
 @pytest.mark.parametrize("argv,needle", [
     (("scenario", "no-such-scenario"), "unknown scenario 'no-such-scenario'"),
-    (("scenario", "first-join-completes-at-once", "--profile", "9.9"), "unknown profile '9.9'; known profiles: 0.10.0, 3.9."),
+    (("scenario", "first-join-completes-at-once", "--profile", "9.9"),
+     "unknown profile '9.9'; known profiles: 0.10.0, 3.9."),
     (("scenario", "--all", "--profile", "2.4"), "unknown profile '2.4'"),
     (("scenario",), "name a scenario"),
     (("scenario", "same-millisecond-reschedule", "--profile", "3.9"), "applies to profiles 0.10.0, not 3.9"),

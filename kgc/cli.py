@@ -94,7 +94,8 @@ def _run_all(args: argparse.Namespace, console: Console) -> int:
             path = [world.profile.state_name(world.profile.initial_state)]
             path += [world.profile.state_name(GroupState(t)) for _g, _f, t in world.coord.transitions]
             view = world.coord.describe(world.group_id)
-            end = f"gen {view.generation_id}, {len(view.members)} members" if view else "no group"
+            n = len(view.members) if view else 0
+            end = f"gen {view.generation_id}, {n} member{'s' if n != 1 else ''}" if view else "group removed"
             table.add_row(scenario.name, profile, str(len(trace.steps)), format_ms(world.now_ms),
                           " → ".join(path), end)
     console.print(table)

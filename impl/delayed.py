@@ -25,6 +25,11 @@ def sync_key(group_id: str) -> str:
     return f"sync:{group_id}"
 
 
+def _completed(op: "DelayedJoin | DelayedHeartbeat | DelayedSync") -> None:
+    """Log how the op completed: "expired" (its timer) or "condition" (try_complete)."""
+    op.coordinator._event(f"{op.kind} {op.key} seq={op.seq} completed ({'expired' if op.expired else 'condition'})")
+
+
 class DelayedJoin(DelayedOperation):
     """Completes when every member has rejoined (tryCompleteJoin) or when the rebalance timeout runs out."""
 
@@ -44,6 +49,7 @@ class DelayedJoin(DelayedOperation):
         return self.coordinator.try_complete_join(self.group, self.force_complete)
 
     def on_complete(self) -> None:
+        _completed(self)
         self.coordinator.on_complete_join(self.group)
 
     def on_expiration(self) -> None:
@@ -66,6 +72,7 @@ class InitialDelayedJoin(DelayedJoin):
         return False   # it can only time out, even if everyone has joined
 
     def on_complete(self) -> None:
+        _completed(self)
         self.coordinator.on_complete_initial_join(self)
 
 
@@ -99,7 +106,8 @@ class DelayedHeartbeat(DelayedOperation):
         return self.coordinator.try_complete_heartbeat(self, self.force_complete)
 
     def on_complete(self) -> None:
-        """onCompleteHeartbeat: nothing to do."""
+        """onCompleteHeartbeat: nothing to do but log."""
+        _completed(self)
 
     def on_expiration(self) -> None:
         self.coordinator.on_expire_heartbeat(self)
@@ -126,7 +134,8 @@ class DelayedSync(DelayedOperation):
         return self.coordinator.try_complete_pending_sync(self.group, self.generation_id, self.force_complete)
 
     def on_complete(self) -> None:
-        """onCompletePendingSync: nothing to do."""
+        """onCompletePendingSync: nothing to do but log."""
+        _completed(self)
 
     def on_expiration(self) -> None:
         self.coordinator.on_expire_pending_sync(self.group, self.generation_id)

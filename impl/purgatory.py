@@ -17,7 +17,7 @@ class DelayedOperation(ABC):
     """
 
     kind = "DelayedOperation"
-    __slots__ = ("seq", "delay_ms", "deadline_ms", "completed", "complete_count", "_timer")
+    __slots__ = ("seq", "delay_ms", "deadline_ms", "completed", "complete_count", "expired", "_timer")
 
     def __init__(self, delay_ms: int, seq: int) -> None:
         self.seq = seq
@@ -25,6 +25,7 @@ class DelayedOperation(ABC):
         self.deadline_ms = -1           # set when the op is handed to the timer
         self.completed = False
         self.complete_count = 0         # how often on_complete ran; exactly-once means ≤ 1
+        self.expired = False            # set by the timer before it forces completion
         self._timer: MockTimer | None = None
 
     @abstractmethod
@@ -51,6 +52,8 @@ class DelayedOperation(ABC):
 
     def run(self) -> None:
         """Timer expiry (TimerTask.run): no lock is taken here; hooks take the group lock themselves."""
+        if not self.completed:
+            self.expired = True
         if self.force_complete():
             self.on_expiration()
 

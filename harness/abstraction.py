@@ -1,0 +1,80 @@
+"""The abstraction function: a concrete coordinator (or world) → a model.State (DESIGN.md §6).
+
+This is the one place where impl and model meet. A slot is made for every member id, every
+pending id, and every id that still has a live DelayedHeartbeat of the cached group object (E0
+keeps ops of removed members); ops and appends of a group object that left the cache are inert
+for the model and are left out.
+"""
+from __future__ import annotations
+
+from core.types import GroupState
+from impl.coordinator import GroupCoordinator
+from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync, InitialDelayedJoin
+from impl.group import GroupMetadata
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, FREE, INITIAL_JOIN, JOIN,
+                         MANY, MEMBER, NO_JOIN, PENDING, Scope, Slot, State)
+
+_GROUP = {GroupState.EMPTY: "Empty", GroupState.PREPARING_REBALANCE: "PreparingRebalance",
+          GroupState.COMPLETING_REBALANCE: "CompletingRebalance", GroupState.STABLE: "Stable"}
+
+
+def _append_kind(coord: GroupCoordinator, group: GroupMetadata | None, index: int) -> str:
+    pending = coord.appends[index]
+    if pending.kind == "empty":
+        return APPEND_EMPTY
+    current = (pending.group is group and group is not None and group.is_(GroupState.COMPLETING_REBALANCE)
+               and pending.generation_id == group.generation_id)
+    return APPEND_CURRENT if current else APPEND_STALE
+
+
+def abstract_slots(coord: GroupCoordinator, group: GroupMetadata) -> list[Slot]:
+    watches: dict[str, int] = {}
+    for op in coord.timer.entries.values():
+        if isinstance(op, DelayedHeartbeat) and op.group is group:
+            watches[op.member_id] = min(watches.get(op.member_id, 0) + 1, MANY)
+    ids = sorted(set(group.members) | group.pending_members | set(watches))
+    slots = []
+    for mid in ids:
+        member = group.members.get(mid)
+        if member is not None:
+            slots.append(Slot(MEMBER, group.leader_id == mid, member.awaiting_join is not None,
+                              member.awaiting_sync is not None, member.is_new, mid in group.pending_sync_members,
+                              watches.get(mid, 0)))
+        else:
+            slots.append(Slot(PENDING if mid in group.pending_members else ABSENT, watch=watches.get(mid, 0)))
+    return slots
+
+
+def abstract(coord: GroupCoordinator, group_id: str, members: int | None = None) -> State:
+    """The model state of ``group_id`` in ``coord``, padded with free slots to ``members``."""
+    group = coord.groups.get(group_id)
+    appends = tuple(_append_kind(coord, group, i) for i in range(len(coord.appends)))
+    if group is None:
+        slots: list[Slot] = []
+        state = State(ABSENT_GROUP, NO_JOIN, False, appends, True, False)
+    else:
+        join_op, sync_op = NO_JOIN, False
+        for op in coord.timer.entries.values():
+            if getattr(op, "group", None) is not group:
+                continue
+            if isinstance(op, InitialDelayedJoin):
+                join_op = INITIAL_JOIN
+            elif isinstance(op, DelayedJoin):
+                join_op = JOIN
+            elif isinstance(op, DelayedSync):
+                sync_op = True
+        slots = abstract_slots(coord, group)
+        state = State(_GROUP[group.state], join_op, sync_op, appends, group.generation_id == 0,
+                      group.new_member_added)
+    pad = max(members or 0, len(slots)) - len(slots)
+    return State(state.group, state.join_op, state.sync_op, state.appends, state.fresh, state.new_member_added,
+                 tuple(slots) + (FREE,) * pad).canonical()
+
+
+def model_scope(coord: GroupCoordinator, members: int) -> Scope:
+    """The model scope matching a coordinator's configuration, unbounded in pending appends."""
+    return Scope(members=members, deferred_appends=coord.config.append_mode == "deferred",
+                 initial_delay=coord.config.group_initial_rebalance_delay_ms > 0, max_appends=1 << 30)
+
+
+__all__ = ["abstract", "abstract_slots", "model_scope", "ABSENT"]

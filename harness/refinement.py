@@ -1,0 +1,65 @@
+"""Refinement: every world step must be an edge of the abstract graph, or a stutter (DESIGN.md §6).
+
+``RefinementChecker`` wraps a recording World; ``step(action)`` steps it and checks that the
+abstract state after is the abstract state before or one of its model successors. A step that
+is neither is a ``NonRefiningStep`` carrying both abstract states and the trace so far. Coverage
+of model states and edges is collected along the way.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from core.actions import Action
+from core.trace import Trace
+from harness.abstraction import abstract, model_scope
+from harness.world import World
+from model.state import AbstractAction, State, padded
+from model.step import successors
+
+
+class NonRefiningStep(AssertionError):
+    """A concrete step the model does not allow; the message names the step and both abstract states."""
+
+    def __init__(self, message: str, before: State, after: State, trace: Trace) -> None:
+        super().__init__(message)
+        self.before, self.after, self.trace = before, after, trace
+
+
+@dataclass
+class Coverage:
+    states: set[State] = field(default_factory=set)
+    edges: set[tuple[State, AbstractAction, State]] = field(default_factory=set)
+    stutters: int = 0
+    steps: int = 0
+
+
+class RefinementChecker:
+    """Steps a world and checks each step against the model of its profile."""
+
+    def __init__(self, world: World, rules: object | None = None) -> None:
+        self.world = world
+        self.profile = rules if rules is not None else world.profile.name
+        self.coverage = Coverage()
+        self.coverage.states.add(self._abstract())
+
+    def _abstract(self) -> State:
+        return abstract(self.world.coord, self.world.group_id)
+
+    def step(self, action: Action) -> None:
+        raw_before = self._abstract()
+        self.world.step(action)
+        raw_after = self._abstract()
+        width = max(len(raw_before.slots), len(raw_after.slots)) + 1   # a free slot for a new member
+        before, after = padded(raw_before, width), padded(raw_after, width)
+        self.coverage.steps += 1
+        if after == before:
+            self.coverage.stutters += 1
+            return
+        scope = model_scope(self.world.coord, len(before.slots))
+        edges = [(a, t) for a, t in successors(before, self.profile, scope) if t == after]   # type: ignore[arg-type]
+        if not edges:
+            raise NonRefiningStep(
+                f"step {len(self.world.steps) - 1} ({action}) is not a model edge on profile {self.world.profile.name}:"
+                f"\n  before {before.short()}\n  after  {after.short()}", before, after, self.world.trace("refinement"))
+        self.coverage.states.add(after)
+        self.coverage.edges.add((before, edges[0][0], after))

@@ -1,0 +1,182 @@
+"""The coordinator's rules at the abstract level: liveness, the join phase, new generations.
+
+Every rule maps a working copy to the list of possible outcomes. Nondeterminism stands for what the
+abstraction hides: which remaining member becomes leader (Kafka: "any"), whether a reschedule
+falls in the same millisecond as the previous one (E0 deadline arithmetic), whether an
+InitialDelayedJoin still has time to extend. Requests that the coordinator answers with an
+error and no state change (stale generation, unknown member) are stutters and are not actions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Callable
+
+from model.profiles import ModelProfile
+from model.state import (ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, COMPLETING, EMPTY, FREE,
+                         INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING, Scope, Slot, State)
+
+
+@dataclass
+class W:
+    """A mutable working copy of a State while one action is applied."""
+
+    group: str
+    join_op: str
+    sync_op: bool
+    appends: list[str]
+    fresh: bool
+    nma: bool
+    slots: list[Slot] = field(default_factory=list)
+    deferred: bool = True       # the scope's log appends complete later
+    initial_delay: bool = True  # group.initial.rebalance.delay.ms > 0
+
+    @staticmethod
+    def of(s: State, scope: Scope) -> "W":
+        return W(s.group, s.join_op, s.sync_op, list(s.appends), s.fresh, s.new_member_added, list(s.slots),
+                 scope.deferred_appends, scope.initial_delay)
+
+    def copy(self) -> "W":
+        return W(self.group, self.join_op, self.sync_op, list(self.appends), self.fresh, self.nma, list(self.slots),
+                 self.deferred, self.initial_delay)
+
+    def set(self, i: int, **kw: object) -> "W":
+        self.slots[i] = replace(self.slots[i], **kw)   # type: ignore[arg-type]
+        return self
+
+    def members(self) -> list[int]:
+        return [i for i, s in enumerate(self.slots) if s.status == MEMBER]
+
+    def freeze(self) -> State:
+        return State(self.group, self.join_op, self.sync_op, tuple(self.appends), self.fresh, self.nma,
+                     tuple(self.slots)).canonical()
+
+    def leave_completing(self) -> None:
+        """The store callback's guard fails from now on: appends of this generation become no-ops."""
+        self.appends = [APPEND_STALE if a == APPEND_CURRENT else a for a in self.appends]
+
+
+Ws = list[W]
+
+
+def each(ws: Ws, fn: Callable[[W], Ws]) -> Ws:
+    return [y for x in ws for y in fn(x)]
+
+
+# -- liveness ------------------------------------------------------------------------------------
+def reschedule(p: ModelProfile, w: W, i: int) -> Ws:
+    """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6)."""
+    s = w.slots[i]
+    awaiting = s.awaiting_join or s.awaiting_sync
+    if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
+        return [w.set(i, watch=1 if s.is_new or not awaiting else 0)]
+    if awaiting:           # E0: keep-alive holds, so old ops and the new op all complete
+        return [w.set(i, watch=0)]
+    if not s.watch:
+        return [w.set(i, watch=1)]
+    # E0: older ops complete unless this falls in their millisecond (strict '>', SPEC.md §2)
+    return [w.copy().set(i, watch=1), w.set(i, watch=min(s.watch + 1, MANY))]
+
+
+def remove(w: W, i: int, complete_ops: bool) -> Ws:
+    """group.remove: the slot empties; a removed leader is replaced by any remaining member."""
+    was_leader = w.slots[i].leader
+    w.slots[i] = replace(FREE, watch=0 if complete_ops else w.slots[i].watch)
+    if not was_leader:
+        return [w]
+    others = w.members()
+    return [w.copy().set(j, leader=True) for j in others] or [w]
+
+
+# -- the join phase ------------------------------------------------------------------------------
+def add_member(p: ModelProfile, w: W, i: int) -> Ws:
+    """addMemberAndRebalance (SPEC.md §3.1)."""
+    if w.group == PREPARING and w.fresh and p.initial_delay:
+        w.nma = True
+    w.set(i, status=MEMBER, awaiting_join=True, is_new=p.new_member_timeout,
+          leader=not w.members(), watch=w.slots[i].watch)
+    ws = reschedule(p, w, i) if p.new_member_timeout else [w.set(i, watch=0)]
+    return each(ws, lambda x: maybe_prepare(p, x))
+
+
+def maybe_prepare(p: ModelProfile, w: W) -> Ws:
+    return prepare(p, w) if p.can_rebalance(w.group) else [w]
+
+
+def prepare(p: ModelProfile, w: W) -> Ws:
+    """prepareRebalance: parked SyncGroups get REBALANCE_IN_PROGRESS; a DelayedJoin is armed and tried."""
+    ws = [w]
+    if w.group == COMPLETING:
+        w.leave_completing()
+        for i in w.members():
+            if w.slots[i].awaiting_sync:
+                ws = each(ws, lambda x, i=i: reschedule(p, x.set(i, awaiting_sync=False), i))
+    return each(ws, lambda x: _arm_join(p, x))
+
+
+def _arm_join(p: ModelProfile, w: W) -> Ws:
+    initial = w.group == EMPTY and p.initial_delay
+    if p.delayed_sync:
+        w.sync_op = False
+        w.slots = [replace(s, pending_sync=False) for s in w.slots]
+    w.group = PREPARING
+    if initial and w.initial_delay:
+        w.join_op = INITIAL_JOIN
+        return [w]
+    if initial:   # a zero delay fires at creation; an extension of delay 0 fires too, then the join completes
+        w.nma = False
+        return complete_join(p, w)
+    w.join_op = JOIN
+    if not w.members():   # the rebalance timeout of no members is 0: the op fires at creation
+        return complete_join(p, w)
+    return check_join(p, w)
+
+
+def _all_joined(p: ModelProfile, w: W) -> bool:
+    joined = all(w.slots[i].awaiting_join for i in w.members())
+    return joined and not (p.pending_members and any(s.status == PENDING for s in w.slots))
+
+
+def check_join(p: ModelProfile, w: W) -> Ws:
+    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined."""
+    if w.group == PREPARING and w.join_op == JOIN and _all_joined(p, w):
+        return complete_join(p, w)
+    return [w]
+
+
+def complete_join(p: ModelProfile, w: W) -> Ws:
+    """onCompleteJoin (SPEC.md §4.4): remove members that did not rejoin, then a new generation."""
+    w.join_op = NO_JOIN
+    ws = [w]
+    for i in [i for i in w.members() if not w.slots[i].awaiting_join]:
+        ws = each(ws, lambda x, i=i: remove(x, i, complete_ops=p.removal_completes_ops))
+    return each(ws, lambda x: _next_generation(p, x))
+
+
+def _next_generation(p: ModelProfile, w: W) -> Ws:
+    w.leave_completing()
+    w.fresh = False
+    members = w.members()
+    if not members and p.emptied_group_dies:   # E0: the group dies and leaves the cache
+        # the dead group's ops are inert from now on: its slots' watches are no longer this group's
+        return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
+                  w.initial_delay)]
+    if not members:
+        w.group = EMPTY
+        if w.deferred:
+            w.appends.append(APPEND_EMPTY)   # the empty-group record; its callback only logs
+        return [w]
+    w.group = COMPLETING
+    ws = [w]
+    for i in members:
+        ws = each(ws, lambda x, i=i: _answer_join(p, x, i))
+    if p.delayed_sync:
+        for x in ws:
+            x.sync_op = True
+    return ws
+
+
+def _answer_join(p: ModelProfile, w: W, i: int) -> Ws:
+    """Join response, then reschedule with the session timeout, then clear isNew (that order)."""
+    w.set(i, awaiting_join=False, pending_sync=p.delayed_sync)
+    return [x.set(i, is_new=False) for x in reschedule(p, w, i)]
+

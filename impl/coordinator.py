@@ -48,6 +48,9 @@ class PendingAppend:
 class GroupCoordinator(RebalanceMixin, LivenessMixin):
     """Kafka's classic GroupCoordinator for one broker, on a mock clock, one request at a time."""
 
+    #: the group class (a seam: seeded mutants may subclass it; snapshots restore through it)
+    group_class: type[GroupMetadata] = GroupMetadata
+
     def __init__(self, config: CoordinatorConfig | None = None, record_events: bool = False) -> None:
         self.config = config or CoordinatorConfig()
         self.profile: Profile = get_profile(self.config.profile)
@@ -100,7 +103,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
 
     def _new_group(self, group_id: str, protocol_type: str | None) -> GroupMetadata:
         self.incarnations += 1
-        group = GroupMetadata(group_id, self.profile, self.incarnations, self.now_ms,
+        group = self.group_class(group_id, self.profile, self.incarnations, self.now_ms,
                               protocol_type if self.profile.protocol_type_at_creation else None)
         if self.record_events:
             group.history = self.transitions

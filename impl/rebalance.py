@@ -18,6 +18,10 @@ PR, CR, S, E, D = (GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALAN
 
 
 class RebalanceMixin(CoordinatorBase):
+    #: delayed-join classes (seams: seeded mutants may subclass them; snapshots restore through them)
+    join_class: type[DelayedJoin] = DelayedJoin
+    initial_join_class: type[InitialDelayedJoin] = InitialDelayedJoin
+
     def do_join_group(self, group: GroupMetadata, req: "JoinRequest",
                       future: ResponseFuture) -> None:
         p = self.profile
@@ -117,11 +121,11 @@ class RebalanceMixin(CoordinatorBase):
         op: DelayedJoin
         if group.is_(E) and self.profile.initial_rebalance_delay:
             delay = self.config.group_initial_rebalance_delay_ms
-            op = InitialDelayedJoin(self, group, delay, delay, max(group.rebalance_timeout_ms() - delay, 0),
-                                    self._seq())
+            op = self.initial_join_class(self, group, delay, delay, max(group.rebalance_timeout_ms() - delay, 0),
+                                         self._seq())
         else:
             # the timeout is fixed now: later joiners with bigger timeouts do not extend it (§4.4)
-            op = DelayedJoin(self, group, group.rebalance_timeout_ms(), self._seq())
+            op = self.join_class(self, group, group.rebalance_timeout_ms(), self._seq())
         previous = group.state
         group.transition_to(PR, self.now_ms)
         self._event(f"{self.profile.state_name(previous)} -> PreparingRebalance, {op.kind} delay={op.delay_ms}")
@@ -156,19 +160,14 @@ class RebalanceMixin(CoordinatorBase):
             group.new_member_added = False
             delay = min(op.configured_delay_ms, op.remaining_ms)
             remaining = max(op.remaining_ms - op.delay_ms, 0)
-            nxt = InitialDelayedJoin(self, group, op.configured_delay_ms, delay, remaining, self._seq())
+            nxt = self.initial_join_class(self, group, op.configured_delay_ms, delay, remaining, self._seq())
             self.join_purgatory.try_complete_else_watch(nxt, [join_key(group.group_id)])
         else:
             self.on_complete_join(group)
 
     def on_complete_join(self, group: GroupMetadata) -> None:
         p = self.profile
-        # members that did not rejoin are removed before any join response is sent (seed 000)
-        for failed in group.not_yet_rejoined_members():
-            self._event(f"member {failed.member_id} removed: did not rejoin")
-            group.remove(failed.member_id)
-            if p.complete_removed_heartbeats:   # KAFKA-7196 (2.1.0)
-                self.heartbeat_purgatory.check_and_complete(member_key(group.group_id, failed.member_id))
+        self._remove_not_rejoined(group)
         if not group.members and p.emptied_group_state is D:
             group.transition_to(D, self.now_ms)   # E0: an emptied group dies (IllegalState if already Dead)
             self._event("group emptied -> Dead")
@@ -179,7 +178,7 @@ class RebalanceMixin(CoordinatorBase):
         if group.members and not group.maybe_elect_new_joined_leader():
             # only static members can be absent here; kgc models dynamic membership, kept for fidelity
             self.join_purgatory.try_complete_else_watch(
-                DelayedJoin(self, group, group.rebalance_timeout_ms(), self._seq()), [join_key(group.group_id)])
+                self.join_class(self, group, group.rebalance_timeout_ms(), self._seq()), [join_key(group.group_id)])
             return
         self._init_next_generation(group)
         if group.is_(E):
@@ -189,12 +188,24 @@ class RebalanceMixin(CoordinatorBase):
             group.invoke_join_callback(
                 member, self._join_result(group, member, with_members=group.is_leader(member.member_id)))
             # reschedule with the session timeout, *then* clear isNew (the order matters, §4.4 step 5)
-            self.complete_and_schedule_next_expiration(group, member)
+            self._reschedule_after_join(group, member)
             member.is_new = False
             if p.delayed_sync:
                 group.pending_sync_members.add(member.member_id)
         if p.delayed_sync:
             self.schedule_pending_sync(group)
+
+    def _remove_not_rejoined(self, group: GroupMetadata) -> None:
+        """Members that did not rejoin are removed before any join response is sent (seed 000)."""
+        for failed in group.not_yet_rejoined_members():
+            self._event(f"member {failed.member_id} removed: did not rejoin")
+            group.remove(failed.member_id)
+            if self.profile.complete_removed_heartbeats:   # KAFKA-7196 (2.1.0)
+                self.heartbeat_purgatory.check_and_complete(member_key(group.group_id, failed.member_id))
+
+    def _reschedule_after_join(self, group: GroupMetadata, member: MemberMetadata) -> None:
+        """Every member that gets a join response has its heartbeat rescheduled (seed 000)."""
+        self.complete_and_schedule_next_expiration(group, member)
 
     def _init_next_generation(self, group: GroupMetadata) -> None:
         group.generation_id += 1

@@ -91,7 +91,7 @@ def _member_from(s: tuple[Any, ...], outbox: list[Any]) -> MemberMetadata:
 def _group_from(c: "GroupCoordinator", s: tuple[Any, ...]) -> GroupMetadata:
     (inc, gid, state, ts, ptype, pname, gen, leader, members, pending, pending_sync, awaiting, supported,
      new_added) = s
-    g = GroupMetadata(gid, c.profile, inc, ts, ptype)
+    g = c.group_class(gid, c.profile, inc, ts, ptype)
     g.state, g.protocol_name, g.generation_id, g.leader_id = _STATES[state], pname, gen, leader
     g.members = {m[0]: _member_from(m, c._outbox) for m in members}
     g.pending_members, g.pending_sync_members = set(pending), set(pending_sync)
@@ -105,9 +105,9 @@ def _op_from(c: "GroupCoordinator", s: tuple[Any, ...], groups: dict[int, GroupM
     group = groups[inc]
     op: DelayedOperation
     if kind == "InitialDelayedJoin":
-        op = InitialDelayedJoin(c, group, s[5], delay, s[6], seq)
+        op = c.initial_join_class(c, group, s[5], delay, s[6], seq)
     elif kind == "DelayedJoin":
-        op = DelayedJoin(c, group, delay, seq)
+        op = c.join_class(c, group, delay, seq)
     elif kind == "DelayedSync":
         op = DelayedSync(c, group, s[5], delay, seq)
     else:

@@ -9,7 +9,7 @@ from typing import Any
 
 from core.trace import Trace, TraceFormatError
 from harness.scope import Scope
-from harness.world import MUTANTS_UNAVAILABLE, World
+from harness.world import World
 
 
 class ReplayDivergence(AssertionError):
@@ -18,8 +18,6 @@ class ReplayDivergence(AssertionError):
 
 def world_for(trace: Trace, record: bool = True) -> World:
     """A fresh world configured as the one that recorded ``trace``."""
-    if trace.mutant is not None:
-        raise ValueError(f"trace needs mutant {trace.mutant!r}, but {MUTANTS_UNAVAILABLE}")
     scope_json: dict[str, Any] = dict(trace.scope)
     clients = scope_json.pop("clients", 3)
     try:
@@ -29,7 +27,7 @@ def world_for(trace: Trace, record: bool = True) -> World:
     if not isinstance(clients, (int, list)):
         raise TraceFormatError(f"the trace's scope 'clients' must be a count or a list of kinds, got {clients!r}.")
     seed = trace.seed if trace.seed is not None else 0
-    return World(trace.profile, scope, clients=clients, seed=seed, record=record)
+    return World(trace.profile, scope, clients=clients, seed=seed, record=record, mutant=trace.mutant)
 
 
 def replay(trace: Trace) -> World:

@@ -27,11 +27,11 @@ from harness.clients import CLIENT_KINDS, Client, ClientConfig
 from harness.messages import Response
 from harness.network import Network
 from harness.scope import Scope
-from impl import CoordinatorConfig, GroupCoordinator
+from impl import CoordinatorConfig
+from impl.mutants import coordinator_class
 from impl.profiles import get_profile
 
 LOADED, UNLOADED, LOADING = "LOADED", "UNLOADED", "LOADING"   # the group partition, see the module doc
-MUTANTS_UNAVAILABLE = "mutants are not available yet (the mutants issue adds them); use mutant=None."
 APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT")   # offered when scope.faults
 DEFAULT_SESSION_TIMEOUT_MS = 10000
 
@@ -78,15 +78,14 @@ class World:
 
     def __init__(self, profile: str = "3.9", scope: Scope | None = None, clients: int | Sequence[str] = 3,
                  seed: int = 0, record: bool = True, mutant: str | None = None) -> None:
-        if mutant is not None:
-            raise ValueError(MUTANTS_UNAVAILABLE)
+        self.coordinator_class = coordinator_class(mutant)   # UnknownMutantError lists the known ones
         self.profile = get_profile(profile)          # UnknownProfileError lists the known profiles
         self.scope = scope if scope is not None else Scope()
         self.kinds = client_kinds(clients)
         self.seed, self.record, self.mutant = seed, record, mutant
         self.group_id = self.scope.group_id
         self.configs = self._client_configs()
-        self.coord = GroupCoordinator(CoordinatorConfig(
+        self.coord = self.coordinator_class(CoordinatorConfig(
             profile=self.profile.name, append_mode=self.scope.append_mode, **self.scope.coordinator_overrides()),
             record_events=record)
         self.net = Network()
@@ -352,7 +351,7 @@ class World:
     def restore(self, data: bytes) -> None:
         """Put the world back into the state ``data`` was taken in (recorded steps are kept)."""
         coord_state, client_states, net_state, partition = pickle.loads(data)
-        self.coord = GroupCoordinator.from_state(coord_state, record_events=self.record)
+        self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
         for client, state in zip(self.clients, client_states, strict=True):
             client.set_state(state)
         self.net.set_state(net_state)

@@ -13,6 +13,7 @@ from core.trace import Trace, TraceFormatError
 from core.types import GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
+from impl.mutants import UnknownMutantError
 from impl.profiles import PROFILES, UnknownProfileError, get_profile
 from reports.terminal import format_ms, print_trace
 
@@ -142,7 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_profiles(console)
         parser.print_help()
         return 2
-    except (UsageError, UnknownProfileError, UnknownScenarioError, TraceFormatError) as exc:
+    except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")
         return 2
     except ScenarioError as exc:

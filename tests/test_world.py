@@ -172,7 +172,7 @@ def test_bad_arguments_are_clear_errors() -> None:
         World("9.9")
     with pytest.raises(ValueError, match="unknown client kind"):
         World(clients=("java", "python"))
-    with pytest.raises(ValueError, match="mutants are not available yet"):
+    with pytest.raises(ValueError, match="unknown mutant 'x'"):
         World(mutant="x")
     with pytest.raises(ValueError, match="has 2 entries but the world has 1"):
         World(scope=Scope(session_timeout_ms=(6000, 7000)), clients=1)

@@ -1,0 +1,84 @@
+"""The seeded mutants: each is registered with its mistake and catcher, runs, and changes behaviour."""
+from __future__ import annotations
+
+import random
+import re
+
+import pytest
+
+from harness.replay import replay
+from harness.scenarios import SCENARIOS, Driver, Scenario, ScenarioError
+from harness.scope import Scope
+from harness.world import World
+from impl.mutants import UnknownMutantError, all_mutants, coordinator_class, get_mutant
+from impl.coordinator import GroupCoordinator
+
+MUTANTS = all_mutants()
+RICH = Scope(append_mode="deferred", faults=True, commits=True, unload=True, group_initial_rebalance_delay_ms=0,
+             session_timeout_ms=(6000, 9000, 12000), advance_ms=(1000, 4000))
+CALM = Scope(append_mode="deferred", commits=True, leaves=False, group_initial_rebalance_delay_ms=0,
+             session_timeout_ms=(6000, 9000, 12000), advance_ms=(1000, 4000))
+SCOPES = (CALM, RICH, Scope(commits=True, advance_ms=(1000, 3000)),
+          Scope(unload=True, leaves=False, advance_ms=(1000,)))
+CASES = [(m.name, p) for m in MUTANTS for p in m.profiles]
+
+
+def test_at_least_fifteen_mutants_with_documentation() -> None:
+    assert len(MUTANTS) >= 15
+    for m in MUTANTS:
+        assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", m.name), m.name
+        assert m.mistake.strip() and m.catches and m.profiles
+        assert issubclass(m.cls, GroupCoordinator) and m.cls is not GroupCoordinator
+
+
+def test_lookup_and_unknown_names() -> None:
+    assert coordinator_class(None) is GroupCoordinator
+    assert coordinator_class(MUTANTS[0].name) is MUTANTS[0].cls
+    with pytest.raises(UnknownMutantError, match="unknown mutant 'nope'"):
+        get_mutant("nope")
+
+
+def digests(profile: str, mutant: str | None, scope: Scope, seed: int, steps: int = 250) -> list[str]:
+    world = World(profile, scope, clients=("java", "java", "adversarial"), seed=seed, record=True, mutant=mutant)
+    rng = random.Random(seed)
+    for _ in range(steps):
+        choices = world.enabled()
+        if not choices:
+            break
+        world.step(choices[rng.randrange(len(choices))])
+    return [s.digest for s in world.steps]
+
+
+@pytest.mark.parametrize("name,profile", CASES)
+def test_each_mutant_changes_behaviour_somewhere(name: str, profile: str) -> None:
+    """Differential check: on some seeded walk the mutant's world diverges from the reference."""
+    for scenario in SCENARIOS:   # the seed scenarios first: they reach the orderings the seeds describe
+        if profile in scenario.profiles and scenario_digests(scenario, profile, name) != scenario_digests(
+                scenario, profile, None):
+            return
+    for seed in range(30):
+        for scope in SCOPES:
+            if digests(profile, name, scope, seed) != digests(profile, None, scope, seed):
+                return
+    pytest.fail(f"mutant {name} behaved like the reference in every scenario and on 90 seeded walks of {profile}")
+
+
+def scenario_digests(scenario: Scenario, profile: str, mutant: str | None) -> list[str]:
+    world = World(profile, scenario.scope, clients=scenario.clients, seed=0, record=True, mutant=mutant)
+    driver = Driver(world)
+    try:
+        for instr in scenario.script:
+            driver.run(instr)
+    except ScenarioError:
+        pass   # the mutant took the world somewhere the script no longer fits: that is a divergence too
+    return [s.digest for s in world.steps]
+
+
+def test_a_mutant_trace_replays_on_the_mutant() -> None:
+    world = World("3.9", RICH, clients=3, seed=3, record=True, mutant="rebalance-timeout-min")
+    rng = random.Random(3)
+    for _ in range(120):
+        world.step(world.enabled()[rng.randrange(len(world.enabled()))])
+    trace = world.trace("m")
+    assert trace.mutant == "rebalance-timeout-min"
+    replay(trace)   # re-executes on the mutant, identically

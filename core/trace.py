@@ -62,14 +62,17 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class Violation:
-    """A property that failed at a step of a trace."""
+    """A property that failed at a step of a trace, with the witness values that show it."""
 
     property: str
     step: int
     message: str
+    witness: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {"property": self.property, "step": self.step, "message": self.message}
+        witness = {str(k): v if isinstance(v, (int, str, bool, type(None))) else repr(v)
+                   for k, v in self.witness.items()}
+        return {"property": self.property, "step": self.step, "message": self.message, "witness": witness}
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,7 +116,8 @@ class Trace:
             return Trace(
                 profile=str(obj["profile"]), scope=dict(obj["scope"]), seed=obj.get("seed"),
                 steps=tuple(Step.from_json(s) for s in obj["steps"]), mutant=obj.get("mutant"),
-                violation=Violation(str(v["property"]), int(v["step"]), str(v["message"])) if v else None,
+                violation=Violation(str(v["property"]), int(v["step"]), str(v["message"]),
+                                    dict(v.get("witness") or {})) if v else None,
                 name=str(obj.get("name", "")), meta=dict(obj.get("meta") or {}),
             )
         except (KeyError, TypeError) as exc:

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
@@ -9,6 +10,9 @@ from rich.text import Text
 
 from core.actions import REQUEST_KINDS
 from core.trace import Step, Trace
+
+if TYPE_CHECKING:
+    from reports.violation import ViolationReport
 
 _CLOCK = frozenset({"AdvanceClock", "AdvanceToNextDeadline"})
 _STATE_STYLE = {"Stable": "green", "PreparingRebalance": "yellow", "CompletingRebalance": "cyan",
@@ -97,3 +101,26 @@ def trace_table(trace: Trace, title: str | None = None) -> Table:
 
 def print_trace(trace: Trace, console: Console | None = None, title: str | None = None) -> None:
     (console or Console()).print(trace_table(trace, title))
+
+
+def print_violation(report: "ViolationReport", console: Console | None = None) -> None:
+    """A counterexample in the terminal: title, claim, witness values and the trace's changed fields."""
+    from reports.violation import FIELDS, changed_rows
+    console = console or Console()
+    v = report.violation
+    console.print(f"[bold red]✗ {report.title}[/bold red]")
+    console.print(f"[bold]claim[/bold] ({report.kind}): {report.claim}\n[bold]source[/bold]: {report.source}")
+    witness = Table("witness", "value", header_style="bold", title_justify="left")
+    for key, value in v.witness.items():
+        witness.add_row(str(key), repr(value))
+    if v.witness:
+        console.print(witness)
+    else:
+        console.print(v.message, markup=False, highlight=False)
+    steps = Table("#", "step", *FIELDS, "responses / coordinator", header_style="bold",
+                  title=f"minimal trace ({report.shrunk_by}), only changed fields", title_justify="left")
+    for index, what, changed, lines in changed_rows(report.trace):
+        style = "red" if index == v.step else ""
+        steps.add_row(str(index), what, *(changed.get(f, "") for f in FIELDS), "\n".join(lines), style=style)
+    console.print(steps)
+    console.print(f"replay: [bold]{report.replay_command}[/bold]")

@@ -42,6 +42,7 @@ PLACED_THIRD_PARTY: dict[str, tuple[str, ...]] = {
     "pandas": ("explore/spark/",),
     "pyarrow": ("explore/spark/",),
     "rich": ("reports/", "kgc/"),
+    "matplotlib": ("model/", "reports/"),
 }
 # Layers that may import nothing outside the standard library and the layers below them.
 STDLIB_ONLY = ("core", "impl")
@@ -183,6 +184,12 @@ def test_the_checker_reports_exactly_the_planted_bad_imports(tmp_path: Path) -> 
     ("kgc/cli.py", "import networkx\n",
      "kgc/cli.py:1: kgc imports networkx (networkx belongs only in model/, explore/, reports/)"),
     ("kgc/cli.py", "from rich.console import Console\nimport explore, reports, impl, tomllib\n", None),
+    ("kgc/graph_cmd.py", "import matplotlib.pyplot\n",
+     "kgc/graph_cmd.py:1: kgc imports matplotlib (matplotlib belongs only in model/, reports/)"),
+    ("properties/plots.py", "from matplotlib.figure import Figure\n",
+     "properties/plots.py:1: properties imports matplotlib (matplotlib belongs only in model/, reports/)"),
+    ("model/render.py", "from matplotlib.figure import Figure\n", None),
+    ("reports/pictures.py", "import matplotlib\n", None),
     ("impl/a.py", "import attr\n",
      "impl/a.py:1: impl imports third-party attr (impl may use only the standard library)"),
     ("harness/a.py", "import attr\n", None),

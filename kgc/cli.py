@@ -14,7 +14,7 @@ from core.types import GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
-from kgc import graph_cmd
+from kgc import graph_cmd, properties_cmd
 from impl.profiles import PROFILES, UnknownProfileError, get_profile
 from reports.terminal import format_ms, print_trace
 
@@ -46,6 +46,7 @@ def _parser() -> argparse.ArgumentParser:
     rp.add_argument("--quiet", action="store_true", help="print only the verdict")
     sub.add_parser("profiles", help="list the Kafka release profiles", description="List the release profiles.")
     graph_cmd.add_parser(sub)
+    properties_cmd.add_parser(sub)
     return p
 
 
@@ -145,6 +146,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _cmd_profiles(console)
         if args.command == "graph":
             return graph_cmd.run(args, console)
+        if args.command == "properties":
+            return properties_cmd.run(args, console)
         parser.print_help()
         return 2
     except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError) as exc:

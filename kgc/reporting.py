@@ -1,0 +1,65 @@
+"""Assembling and writing counterexample reports: the gate's glue between the checkers and reports/.
+
+``violation_report`` replays the trace to compute the abstract-graph path (harness + model), looks
+the property up in the catalog, and returns the data record every report format renders.
+``write_reports`` writes all formats for one counterexample into a directory.
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+from core.trace import Trace, Violation
+from harness.abstraction import abstract
+from harness.replay import world_for
+from properties.catalog import CATALOG
+from reports.formats import violation_json
+from reports.html import render_html
+from reports.markdown import render_markdown
+from reports.regression import render_regression_test, test_name
+from reports.violation import ViolationReport
+
+
+def abstract_path(trace: Trace) -> tuple[str, ...]:
+    """The abstract states the trace passes through (stutters folded), each with the step that led there."""
+    world = world_for(trace, record=True)
+    lines = [f"      {abstract(world.coord, world.group_id).short()}"]
+    last = lines[0]
+    for step in trace.steps:
+        if step.action not in world.enabled():
+            lines.append(f"  (step {step.index} {step.action} is not enabled here: the trace diverges)")
+            break
+        world.step(step.action)
+        text = abstract(world.coord, world.group_id).short()
+        if text != last.strip():
+            lines.append(f"  --[{step.index}: {step.action}]-->\n      {text}")
+            last = text
+    return tuple(lines)
+
+
+def violation_report(trace: Trace, violation: Violation, shrunk_by: str = "BFS (shortest)",
+                     trace_file: str = "counterexample.json") -> ViolationReport:
+    prop = CATALOG.get(violation.property)
+    claim = prop.claim if prop else violation.message
+    source = prop.source if prop else "kgc"
+    kind = prop.kind if prop else "always"
+    trace = replace(trace, violation=violation)
+    return ViolationReport(violation.property, claim, source, kind, violation, trace, abstract_path(trace),
+                           trace_file, shrunk_by)
+
+
+def write_reports(report: ViolationReport, out: Path) -> dict[str, Path]:
+    """counterexample.json (replayable trace), report.md, report.html, violation.json, test_<name>.py."""
+    out.mkdir(parents=True, exist_ok=True)
+    files = {
+        "trace": out / "counterexample.json", "markdown": out / "report.md", "html": out / "report.html",
+        "json": out / "violation.json", "test": out / f"{test_name(report)}.py",
+    }
+    report = replace(report, trace_file=str(files["trace"]),
+                     extra={**report.extra, "regression_test": str(files["test"])})
+    files["trace"].write_text(report.trace.dumps(), encoding="utf-8")
+    files["markdown"].write_text(render_markdown(report), encoding="utf-8")
+    files["html"].write_text(render_html(report), encoding="utf-8")
+    files["json"].write_text(violation_json(report), encoding="utf-8")
+    files["test"].write_text(render_regression_test(report), encoding="utf-8")
+    return files

@@ -1,0 +1,217 @@
+"""Step predicates (kind "always_step") about requests and their responses: exactly-once answers, what a
+delivered request gets in each state (SPEC.md §3), the store callback's guard and unload."""
+from __future__ import annotations
+
+from core.trace import Step
+from core.types import GroupState
+from properties import lines as L
+from properties.catalog import Witness, always_step
+from properties.observation import Observation, RequestObs
+
+E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
+                   GroupState.STABLE, GroupState.DEAD)
+
+#: SPEC.md §3.3, by hand: Heartbeat from a current member with the current generation, by group state →
+#: (error, resets the heartbeat timer). 0.10.0 is the "0.9.0" column (E0), 3.9 the "2.6.1/2.7.0+" one.
+HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {
+    "0.10.0": {PR: ("REBALANCE_IN_PROGRESS", False), CR: ("REBALANCE_IN_PROGRESS", False), S: ("NONE", True)},
+    "3.9": {PR: ("REBALANCE_IN_PROGRESS", True), CR: ("NONE", True), S: ("NONE", True)},
+}
+
+
+def delivered(before: Observation, step: Step) -> RequestObs | None:
+    key = L.delivered_key(step.action)
+    return before.request(key) if key is not None else None
+
+
+def valid_for_group(before: Observation, req: RequestObs) -> bool:
+    """The request passes the pre-checks and the member/generation checks of the cached, live group."""
+    g = before.group
+    return (g is not None and g.state is not D and not before.unloaded and not before.loading
+            and g.member(req.member_id) is not None and req.generation_id == g.generation_id)
+
+
+def answer(step: Step, key: tuple[int, int]) -> L.ResponseLine | None:
+    return next((r for r in L.responses(step.responses) if r.key == key), None)
+
+
+@always_step("each-request-is-answered-at-most-once",
+             claim="No request is answered twice: a step answers only the request it delivered or requests parked "
+                   "before it, each once, and an answered request is no longer parked.",
+             source="SPEC.md §4.1 (onComplete runs exactly once; a callback is invoked once); DESIGN.md §5 "
+                    "(a coordinator bug that answers twice must be observable)")
+def at_most_once(before: Observation, step: Step, after: Observation) -> Witness | None:
+    keys = [r.key for r in L.responses(step.responses)]
+    allowed = set(before.parked_keys)
+    key = L.delivered_key(step.action)
+    if key is not None:
+        allowed.add(key)
+    twice = sorted({k for k in keys if keys.count(k) > 1})
+    stray = sorted(k for k in set(keys) if k not in allowed)
+    still = sorted(k for k in set(keys) if k in after.parked_keys)
+    if twice or stray or still:
+        return {"answered_twice_in_step": twice, "answered_but_not_delivered_or_parked": stray,
+                "answered_and_still_parked": still}
+    return None
+
+
+@always_step("parked-request-is-answered-not-dropped",
+             claim="A parked request leaves the coordinator only by being answered, or by being overwritten by a newer "
+                   "request of the same member; the one exception is a member that leaves with a parked SyncGroup "
+                   "(both profiles) or, on 0.10.0, with a parked JoinGroup.",
+             source="SPEC.md §3.1 J5b.6 and §3.2 (a parked callback is overwritten, never answered); §3.4 "
+                    "(removeMemberAndUpdateGroup answers a parked JoinGroup from 2.2.0, never a parked SyncGroup)")
+def not_dropped(before: Observation, step: Step, after: Observation) -> Witness | None:
+    answered = {r.key for r in L.responses(step.responses)}
+    req, key = delivered(before, step), L.delivered_key(step.action)
+    newer = {p.member_id: p.api for p in after.parked if p.key == key and req is not None and p.api == req.api}
+    leavers = {m.group(1) for _, m in L.matches(L.LEAVES, step.events)}
+    for p in before.parked:
+        if p.key in after.parked_keys or p.key in answered or newer.get(p.member_id) == p.api:
+            continue
+        if p.member_id in leavers and (p.api == "SyncGroup" or after.profile == "0.10.0"):
+            continue   # SPEC.md §3.4: left unanswered until the client times out
+        return {"request": p.key, "api": p.api, "holder": p.member_id, "answered": False, "still_parked": False,
+                "overwritten": False, "holder_left": p.member_id in leavers, "action": str(step.action)}
+    return None
+
+
+@always_step("delivered-request-is-answered-or-parked-on-its-member",
+             claim="A delivered request is answered in its step, or parked (JoinGroup/SyncGroup) on the member it "
+                   "names — a new member's JoinGroup on the member created for it.",
+             source="SPEC.md §3.1–§3.5 (every path either responds or parks the callback on the member)")
+def answered_or_parked(before: Observation, step: Step, after: Observation) -> Witness | None:
+    req = delivered(before, step)
+    if req is None or answer(step, req.key) is not None:
+        return None
+    parked = next((p for p in after.parked if p.key == req.key), None)
+    ok = (parked is not None and parked.api == req.api and req.api in ("JoinGroup", "SyncGroup")
+          and (req.member_id in ("", parked.member_id)))
+    if not ok:
+        return {"request": req.key, "api": req.api, "member": req.member_id, "answered": False,
+                "parked_on": None if parked is None else parked.member_id}
+    return None
+
+
+@always_step("sync-in-preparing-rebalance-answers-rebalance-in-progress",
+             claim="A SyncGroup from a current member with the current generation, delivered while the group is "
+                   "PreparingRebalance, is answered REBALANCE_IN_PROGRESS at once.",
+             source="seed 004 (协调者处理同步组请求: 消费组状态是“准备再平衡”,它会返回“正在再平衡”的错误码); "
+                    "SPEC.md §3.2 step 5")
+def sync_in_pr(before: Observation, step: Step, after: Observation) -> Witness | None:
+    req = delivered(before, step)
+    if req is None or req.api != "SyncGroup" or not valid_for_group(before, req) or before.group.state is not PR:  # type: ignore[union-attr]
+        return None
+    got = answer(step, req.key)
+    if got is None or got.error != "REBALANCE_IN_PROGRESS":
+        return {"request": req.key, "member": req.member_id, "state": "PreparingRebalance",
+                "answer": None if got is None else got.error}
+    return None
+
+
+@always_step("heartbeat-answer-follows-the-state-table",
+             claim="A Heartbeat from a current member with the current generation is answered, and resets the "
+                   "member's heartbeat timer or not, as SPEC.md §3.3's table says for the group state and release.",
+             source="SPEC.md §3.3 table (0.9.0 column for 0.10.0; 2.6.1/2.7.0+ column, KAFKA-10134, for 3.9); "
+                    "seed 004 (协调者处理心跳请求)")
+def heartbeat_table(before: Observation, step: Step, after: Observation) -> Witness | None:
+    req = delivered(before, step)
+    if req is None or req.api != "Heartbeat" or not valid_for_group(before, req):
+        return None
+    state = before.group.state  # type: ignore[union-attr]
+    expected = HEARTBEAT_TABLE[before.profile].get(state)
+    if expected is None:
+        return None
+    got = answer(step, req.key)
+    reset = any(m.group(1) == req.member_id for _, m in L.matches(L.DEADLINE, step.events))
+    if got is None or (got.error, reset) != expected:
+        return {"member": req.member_id, "state": state.value, "answer": None if got is None else got.error,
+                "reset": reset, "expected": expected}
+    return None
+
+
+@always_step("commit-in-completing-rebalance-answers-rebalance-in-progress",
+             claim="An OffsetCommit from a current member with the current generation, delivered while the group is "
+                   "CompletingRebalance, is answered REBALANCE_IN_PROGRESS and does not reset its heartbeat.",
+             source="SPEC.md §3.5 (CompletingRebalance → REBALANCE_IN_PROGRESS; only Stable/PreparingRebalance "
+                    "reschedule, KAFKA-3470); §3.8 matrix")
+def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness | None:
+    req = delivered(before, step)
+    if req is None or req.api != "OffsetCommit" or not valid_for_group(before, req) or before.group.state is not CR:  # type: ignore[union-attr]
+        return None
+    got = answer(step, req.key)
+    reset = any(m.group(1) == req.member_id for _, m in L.matches(L.DEADLINE, step.events))
+    if got is None or got.error != "REBALANCE_IN_PROGRESS" or reset:
+        return {"member": req.member_id, "state": "CompletingRebalance", "answer": None if got is None else got.error,
+                "reset": reset}
+    return None
+
+
+@always_step("join-response-carries-the-group-generation-and-leader",
+             claim="A successful JoinGroup response names the member, the group's current generation and its leader.",
+             source="SPEC.md §3.1 (JoinGroup success response: memberId, new generation, protocol, leaderId)")
+def join_response_fields(before: Observation, step: Step, after: Observation) -> Witness | None:
+    g = after.group
+    for r in L.responses(step.responses):
+        if r.api != "JoinGroup" or r.error != "NONE":
+            continue
+        if (g is None or r.fields.get("gen") != str(g.generation_id) or r.fields.get("leader") != g.leader_id
+                or g.member(r.fields.get("member", "")) is None):
+            return {"response": f"{r.api}#{r.corr}", "gen": r.fields.get("gen"), "leader": r.fields.get("leader"),
+                    "member": r.fields.get("member"), "group_generation": None if g is None else g.generation_id,
+                    "group_leader": None if g is None else g.leader_id,
+                    "group_members": [] if g is None else sorted(g.member_ids)}
+    return None
+
+
+@always_step("only-the-leader-receives-the-member-list",
+             claim="Exactly the leader's successful JoinGroup response carries the member list, and it lists every "
+                   "member of the generation.",
+             source="SPEC.md §3.1 (members = list … for the leader only); seed 004 (主消费者执行分区分配)")
+def leader_list(before: Observation, step: Step, after: Observation) -> Witness | None:
+    g = after.group
+    if g is None:
+        return None
+    for r in L.responses(step.responses):
+        if r.api != "JoinGroup" or r.error != "NONE":
+            continue
+        is_leader = r.fields.get("member") == g.leader_id
+        if is_leader != bool(r.members) or (is_leader and set(r.members) != g.member_ids):
+            return {"member": r.fields.get("member"), "leader": g.leader_id, "member_list": list(r.members),
+                    "group_members": sorted(g.member_ids)}
+    return None
+
+
+@always_step("store-callback-generation-guard",
+             claim="A store callback for a group that left CompletingRebalance, or for an older generation, changes "
+                   "nothing and answers nothing.",
+             source="SPEC.md §3.2 (the callback acts only if still CompletingRebalance with the same generation) "
+                    "and §5.2 orderings (a)–(c)")
+def store_guard(before: Observation, step: Step, after: Observation) -> Witness | None:
+    if step.action.kind != "CompleteAppend" or not before.appends or before.appends[0].kind != "assignment":
+        return None
+    a = before.appends[0]
+    g0 = before.group_by_incarnation(a.incarnation)
+    if g0 is None or (g0.state is CR and g0.generation_id == a.generation_id):
+        return None
+    g1 = after.group_by_incarnation(a.incarnation)
+    changed = g1 is not None and g1 != g0
+    if changed or step.responses:
+        return {"append_generation": a.generation_id, "group_state": g0.state.value,
+                "group_generation": g0.generation_id, "group_changed": changed,
+                "state_after": None if g1 is None else g1.state.value, "responses": list(step.responses)}
+    return None
+
+
+@always_step("unload-answers-every-parked-request-not-coordinator",
+             claim="When the group's partition is unloaded, every parked JoinGroup and SyncGroup is answered "
+                   "NOT_COORDINATOR in that step.",
+             source="SPEC.md §3.7 onGroupUnloaded")
+def unload_answers(before: Observation, step: Step, after: Observation) -> Witness | None:
+    if step.action.kind != "UnloadGroup" or before.group is None:
+        return None
+    got = {r.key: r.error for r in L.responses(step.responses)}
+    for p in before.parked:
+        if p.incarnation == before.group.incarnation and got.get(p.key) != "NOT_COORDINATOR":
+            return {"request": p.key, "api": p.api, "holder": p.member_id, "answer": got.get(p.key)}
+    return None

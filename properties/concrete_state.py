@@ -1,0 +1,285 @@
+"""State invariants over one Observation (kind "always"): SPEC.md §1.5 I1–I9 as they apply to dynamic
+membership, the seeds' "one DelayedJoin per group / one DelayedHeartbeat per member", parked responses,
+DelayedSync bookkeeping (3.9) and the coordinator's own assertions."""
+from __future__ import annotations
+
+from core.types import GroupState
+from properties.catalog import Witness, always
+from properties.observation import GroupObs, Observation
+
+E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
+                   GroupState.STABLE, GroupState.DEAD)
+JOIN_OPS = ("DelayedJoin", "InitialDelayedJoin")
+
+
+def live_group(obs: Observation) -> GroupObs | None:
+    """The cached group, unless it is Dead."""
+    g = obs.group
+    return None if g is None or g.state is D else g
+
+
+@always("awaiting-join-counter-matches-members",
+        claim="numMembersAwaitingJoin equals the number of members with a parked JoinGroup.",
+        source="SPEC.md §1.5 I1; §1.4 (numMembersAwaitingJoin, KAFKA-7142)")
+def awaiting_join_counter(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        awaiting = [m.member_id for m in g.members if m.awaiting_join is not None]
+        if g.num_members_awaiting_join != len(awaiting):
+            return {"group": g.incarnation, "num_members_awaiting_join": g.num_members_awaiting_join,
+                    "members_awaiting_join": awaiting}
+    return None
+
+
+@always("supported-protocol-counts-match-members",
+        claim="supportedProtocols[p] equals the number of members that list protocol p.",
+        source="SPEC.md §1.5 I2; §1.4 (supportedProtocols)")
+def protocol_counts(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        expected: dict[str, int] = {}
+        for m in g.members:
+            for name in m.protocols:
+                expected[name] = expected.get(name, 0) + 1
+        if dict(g.supported_protocols) != expected:
+            return {"group": g.incarnation, "supported_protocols": dict(g.supported_protocols),
+                    "counted_from_members": expected}
+    return None
+
+
+@always("leader-is-a-member",
+        claim="The leader is a current member, and there is no leader exactly when there are no members.",
+        source="SPEC.md §1.5 I3; §1.4 leader bookkeeping (add makes a leader, remove re-elects)")
+def leader_is_a_member(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        ids = g.member_ids
+        if (g.leader_id is None) != (not ids) or (g.leader_id is not None and g.leader_id not in ids):
+            return {"group": g.incarnation, "state": g.state.value, "leader_id": g.leader_id,
+                    "members": sorted(ids)}
+    return None
+
+
+@always("pending-members-are-not-members",
+        claim="No member id is both a pending member and a member.",
+        source="SPEC.md §1.5 I5; §3.1 J5a.5 (KIP-394 pending members, 2.2.0)", applies_to=("3.9",))
+def pending_not_members(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        both = sorted(g.pending_members & g.member_ids)
+        if both:
+            return {"group": g.incarnation, "pending_and_member": both}
+    return None
+
+
+@always("parked-join-only-in-preparing-rebalance",
+        claim="A member has a parked JoinGroup only while its group is PreparingRebalance.",
+        source="SPEC.md §1.5 I6 (a join callback is only parked in PreparingRebalance)")
+def join_only_in_pr(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        for m in g.members:
+            if m.awaiting_join is not None and g.state is not PR:
+                return {"group": g.incarnation, "member": m.member_id, "awaiting_join": m.awaiting_join,
+                        "state": g.state.value}
+    return None
+
+
+@always("parked-sync-only-in-completing-rebalance",
+        claim="A member has a parked SyncGroup only while its group is CompletingRebalance.",
+        source="SPEC.md §1.5 I6 (awaitingSync ⇒ CompletingRebalance); seed 004 (等待同步 sets the callback)")
+def sync_only_in_cr(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        for m in g.members:
+            if m.awaiting_sync is not None and g.state is not CR:
+                return {"group": g.incarnation, "member": m.member_id, "awaiting_sync": m.awaiting_sync,
+                        "state": g.state.value}
+    return None
+
+
+@always("empty-group-has-no-members-and-no-protocol",
+        claim="An Empty group has no members and no selected protocol.",
+        source="SPEC.md §1.5 I7 (Empty ⇒ members = ∅ ∧ protocol = None)", applies_to=("3.9",))
+def empty_group(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        if g.state is E and (g.members or g.protocol_name is not None):
+            return {"group": g.incarnation, "members": sorted(g.member_ids), "protocol": g.protocol_name}
+    return None
+
+
+@always("stable-or-completing-group-has-members-and-a-common-protocol",
+        claim="A Stable or CompletingRebalance group has members and a protocol every member supports "
+              "(on 0.10.0 a group that never rebalanced starts Stable, empty, at generation 0).",
+        source="SPEC.md §1.5 I7; seed 001 (消费组初始为稳定状态) for the 0.10.0 initial state")
+def stable_has_members(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        if g.state not in (S, CR):
+            continue
+        if obs.profile == "0.10.0" and g.state is S and g.generation_id == 0 and not g.members:
+            continue   # E0: a fresh group is Stable before anyone joined
+        common = sorted(n for n, c in g.supported_protocols if c == len(g.members))
+        if not g.members or g.protocol_name not in common:
+            return {"group": g.incarnation, "state": g.state.value, "generation": g.generation_id,
+                    "members": sorted(g.member_ids), "protocol": g.protocol_name, "common_protocols": common}
+    return None
+
+
+@always("idle-member-has-a-live-heartbeat-expiration",
+        claim="Every member of a live group that has no parked JoinGroup or SyncGroup has a live DelayedHeartbeat "
+              "that fires within its session timeout of its last liveness event.",
+        source="SPEC.md §1.5 I9; seed 000 (协调者为每个消费者都创建一个“延迟心跳”); SPEC.md §4.6")
+def idle_member_watched(obs: Observation) -> Witness | None:
+    g = live_group(obs)
+    if g is None:
+        return None
+    for m in g.members:
+        if m.awaiting:
+            continue
+        ops = [op for op in obs.ops_of(g.incarnation, ("DelayedHeartbeat",)) if op.member_id == m.member_id]
+        if obs.profile == "0.10.0":
+            # keep ⇔ latestHeartbeat + session > deadline: only the op due exactly then will remove it
+            expected = m.latest_heartbeat_ms + m.session_timeout_ms
+            ok = any(op.heartbeat_deadline_ms == expected for op in ops)
+        else:
+            limit = obs.new_member_join_timeout_ms if m.is_new else m.session_timeout_ms
+            expected = obs.time_ms + limit
+            ok = any(not op.pending and op.deadline_ms <= expected for op in ops)
+        if not ok:
+            return {"member": m.member_id, "state": g.state.value, "awaiting_join": False, "awaiting_sync": False,
+                    "live_heartbeat_deadlines": [op.heartbeat_deadline_ms for op in ops],
+                    "expected_deadline_at_most": expected}
+    return None
+
+
+@always("at-most-one-live-heartbeat-per-member",
+        claim="At any time a member has at most one live DelayedHeartbeat.",
+        source="seed 000 (在任何时刻,消费者在延迟缓存中的延迟心跳只有一个); SPEC.md §4.6 "
+               "(0.10.0 keeps two when two reschedules fall in one millisecond: strict '>' — see tests)",
+        applies_to=("3.9",))
+def one_heartbeat(obs: Observation) -> Witness | None:
+    g = obs.group
+    if g is None:
+        return None
+    for m in g.members:
+        ops = [op for op in obs.ops_of(g.incarnation, ("DelayedHeartbeat",)) if op.member_id == m.member_id]
+        if len(ops) > 1:
+            return {"member": m.member_id, "live_heartbeats": [(op.seq, op.deadline_ms) for op in ops]}
+    return None
+
+
+@always("one-delayed-join-per-group",
+        claim="A group has at most one live DelayedJoin (or InitialDelayedJoin).",
+        source="seed 000 (服务端的协调者只有一个延迟的加入对象); seed 004 (并不会创建多个延迟的操作对象)")
+def one_delayed_join(obs: Observation) -> Witness | None:
+    for g in obs.groups:
+        ops = obs.ops_of(g.incarnation, JOIN_OPS)
+        if len(ops) > 1:
+            return {"group": g.incarnation, "state": g.state.value, "live_delayed_joins": [op.seq for op in ops]}
+    return None
+
+
+@always("preparing-rebalance-has-a-live-delayed-join",
+        claim="A group in PreparingRebalance has a live DelayedJoin (or InitialDelayedJoin) that will end it.",
+        source="SPEC.md §1.1 (PreparingRebalance: a DelayedJoin is pending); §4.4")
+def pr_has_delayed_join(obs: Observation) -> Witness | None:
+    g = obs.group
+    if g is not None and g.state is PR and not obs.ops_of(g.incarnation, JOIN_OPS):
+        return {"group": g.incarnation, "state": g.state.value, "live_delayed_joins": []}
+    return None
+
+
+@always("delayed-join-completes-once-all-rejoined",
+        claim="A group never rests in PreparingRebalance with every member rejoined (and, on 3.9, no pending member) "
+              "under a plain DelayedJoin: the request or removal that completed the set also completed the join.",
+        source="SPEC.md §3.1 J6 and §3.4 (checkAndComplete after a join, leave or expiry), §4.4 tryComplete; "
+               "seed 004 (只要有触发它的外部事件,就应该调用 checkAndComplete() 尽快完成延迟的操作)")
+def join_completes_once_all_rejoined(obs: Observation) -> Witness | None:
+    g = live_group(obs)
+    if g is None or g.state is not PR or g.pending_members:
+        return None
+    ops = obs.ops_of(g.incarnation, JOIN_OPS)
+    if ops and all(op.kind == "DelayedJoin" for op in ops) and all(m.awaiting_join is not None for m in g.members):
+        return {"state": g.state.value, "members": sorted(g.member_ids), "all_rejoined": True,
+                "pending_members": [], "live_delayed_join": [(op.seq, op.deadline_ms) for op in ops]}
+    return None
+
+
+@always("delayed-operation-completes-at-most-once",
+        claim="A delayed operation's onComplete runs at most once: an operation still live in the timer or a watch "
+              "list has not completed.",
+        source="SPEC.md §4.1 (forceComplete: compare-and-set; onComplete runs exactly once)")
+def completes_at_most_once(obs: Observation) -> Witness | None:
+    for op in obs.ops:
+        if op.complete_count:
+            return {"op": op.seq, "kind": op.kind, "key": op.key, "live": True, "complete_count": op.complete_count}
+    return None
+
+
+@always("parked-request-belongs-to-a-current-member",
+        claim="Every parked JoinGroup or SyncGroup is held by a member of the group the coordinator caches, "
+              "and that group is not Dead.",
+        source="SPEC.md §3.1 (park the callback on the member), §3.7 (unload answers parked requests)")
+def parked_on_member(obs: Observation) -> Witness | None:
+    g = obs.group
+    for p in obs.parked:
+        if not p.in_table or g is None or p.incarnation != g.incarnation or g.state is D:
+            return {"request": p.key, "api": p.api, "holder": p.member_id, "holder_in_member_table": p.in_table,
+                    "holder_group": p.incarnation, "cached_group": None if g is None else g.incarnation,
+                    "cached_state": None if g is None else g.state.value}
+    return None
+
+
+@always("parked-response-is-not-yet-answered",
+        claim="A response future still parked on a member has not been completed.",
+        source="SPEC.md §4.1 (onComplete runs exactly once); impl ResponseFuture.completions")
+def parked_unanswered(obs: Observation) -> Witness | None:
+    for p in obs.parked:
+        if p.done or p.completions:
+            return {"request": p.key, "api": p.api, "holder": p.member_id, "completions": p.completions}
+    return None
+
+
+@always("new-member-has-a-parked-join",
+        claim="A member flagged isNew has a parked JoinGroup (it is new until its join response).",
+        source="SPEC.md §2 (isNew: added in the current rebalance and not yet given a join response)",
+        applies_to=("3.9",))
+def new_member_awaits(obs: Observation) -> Witness | None:
+    g = live_group(obs)
+    if g is None:
+        return None
+    for m in g.members:
+        if m.is_new and m.awaiting_join is None:
+            return {"member": m.member_id, "is_new": True, "awaiting_join": False, "state": g.state.value}
+    return None
+
+
+@always("members-owing-a-sync-are-watched-by-a-delayed-sync",
+        claim="pendingSyncMembers are members, exist only in CompletingRebalance or Stable, and are then watched "
+              "by a live DelayedSync of the current generation.",
+        source="SPEC.md §4.8 (DelayedSync, KAFKA-12890)", applies_to=("3.9",))
+def pending_sync_watched(obs: Observation) -> Witness | None:
+    g = live_group(obs)
+    if g is None or not g.pending_sync_members:
+        return None
+    syncs = [op for op in obs.ops_of(g.incarnation, ("DelayedSync",)) if op.generation_id == g.generation_id]
+    if not g.pending_sync_members <= g.member_ids or g.state not in (CR, S) or not syncs:
+        every = obs.ops_of(g.incarnation, ("DelayedSync",))
+        return {"pending_sync_members": sorted(g.pending_sync_members), "members": sorted(g.member_ids),
+                "state": g.state.value, "generation": g.generation_id,
+                "live_delayed_syncs": [(op.seq, op.generation_id) for op in every]}
+    return None
+
+
+@always("dead-group-is-not-cached",
+        claim="A group that became Dead is no longer in the coordinator's group cache.",
+        source="SPEC.md §1.3 Any → Dead (the object is removed from the cache)")
+def dead_not_cached(obs: Observation) -> Witness | None:
+    g = obs.group
+    if g is not None and g.state is D:
+        return {"group": g.incarnation, "state": g.state.value, "cached": True}
+    return None
+
+
+@always("no-illegal-state-error",
+        claim="The coordinator never hits one of its own IllegalStateException assertions.",
+        source="SPEC.md §1.2 (transitionTo asserts the previous state); 0.10.0 fails it on Dead → Dead, see tests",
+        applies_to=("3.9",))
+def no_illegal_state(obs: Observation) -> Witness | None:
+    if obs.errors:
+        return {"errors": obs.errors, "last_error": obs.last_error}
+    return None

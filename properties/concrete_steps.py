@@ -1,0 +1,242 @@
+"""Step predicates (kind "always_step") about the join phase, heartbeats and the state machine: the two
+design-card properties, the seeds' rules on DelayedJoin/DelayedHeartbeat, SPEC.md §1.2 edges and I8."""
+from __future__ import annotations
+
+from core.trace import Step
+from core.types import GroupState
+from properties import lines as L
+from properties.catalog import Witness, always_step
+from properties.observation import GroupObs, Observation
+
+E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
+                   GroupState.STABLE, GroupState.DEAD)
+
+#: SPEC.md §1.2, written out by hand (not imported from impl, so a wrong impl table is caught):
+#: the allowed (from, to) edges per profile. 0.10.0 is the 0.9.0.0 column (no Empty, no Dead self-loop).
+SPEC_EDGES: dict[str, frozenset[tuple[GroupState, GroupState]]] = {
+    "0.10.0": frozenset({(S, PR), (CR, PR), (PR, CR), (CR, S), (S, D), (PR, D), (CR, D)}),
+    "3.9": frozenset({(PR, E), (S, PR), (CR, PR), (E, PR), (PR, CR), (CR, S),
+                      (S, D), (PR, D), (CR, D), (E, D), (D, D)}),
+}
+_STATES = {s.value: s for s in GroupState}
+
+
+def same_group(before: Observation, after: Observation) -> tuple[GroupObs, GroupObs] | None:
+    """The cached group before and after the step, if it is the same object."""
+    g0, g1 = before.group, after.group
+    if g0 is None or g1 is None or g0.incarnation != g1.incarnation:
+        return None
+    return g0, g1
+
+
+@always_step("delayed-join-completes-only-when-all-rejoined",
+             claim="A delayed join completes only when notYetRejoinedMembers is empty: a DelayedJoin that completes "
+                   "by its condition removes no member for not rejoining (and, on 3.9, leaves no pending member).",
+             source="seed 001/004 (一旦消费组中所有消费者的回调方法不为空,延迟操作可以完成); SPEC.md §4.4 tryComplete "
+                    "(hasAllMembersJoined: counter equality and no pending members, 2.2.0+)")
+def join_completes_when_all_rejoined(before: Observation, step: Step, after: Observation) -> Witness | None:
+    events = step.events
+    completions = [(i, m) for i, m in L.matches(L.COMPLETED, events) if m.group(1).endswith("Join")]
+    for n, (i, m) in enumerate(completions):
+        if m.group(1) != "DelayedJoin" or m.group(4) != "condition":
+            continue
+        end = completions[n + 1][0] if n + 1 < len(completions) else len(events)
+        removed = [x.group(1) for e in events[i + 1:end] if (x := L.NOT_REJOINED.match(e))]
+        pending = sorted(after.group.pending_members) if after.group is not None and after.profile == "3.9" else []
+        if removed or pending:
+            return {"completed": events[i], "removed_for_not_rejoining": removed, "pending_members": pending}
+    return None
+
+
+@always_step("member-kept-alive-while-callback-pending",
+             claim="A member is kept alive while a callback is pending: a member with a parked JoinGroup or SyncGroup "
+                   "is never removed by a heartbeat expiry (3.9: except a new member, isNew, which only its own "
+                   "heartbeats keep alive — normally its 5-minute new-member op).",
+             source="SPEC.md §2 liveness predicates (0.9–2.1.0 row; 2.5.0+ row) and §4.6 consequence; "
+                    "seed 004 (回调方法不为空,消费者成员仍然被认为是存活的); KAFKA-7610")
+def kept_alive_while_parked(before: Observation, step: Step, after: Observation) -> Witness | None:
+    action = step.action
+    fired = before.op(action.arg) if action.kind == "FireTimer" and isinstance(action.arg, int) else None
+    if fired is None or fired.kind != "DelayedHeartbeat" or fired.pending:
+        return None
+    g0 = before.group_by_incarnation(fired.incarnation)
+    member = None if g0 is None else g0.member(fired.member_id)
+    if g0 is None or member is None or not member.awaiting or (after.profile == "3.9" and member.is_new):
+        return None   # 3.9 hasSatisfiedHeartbeat: if isNew → heartbeatSatisfied only (KAFKA-7610)
+    g1 = after.group_by_incarnation(fired.incarnation)
+    expired = any(m.group(1) == member.member_id for _, m in L.matches(L.EXPIRED, step.events))
+    if expired or (g1 is not None and g1.member(member.member_id) is None):
+        return {"member": member.member_id, "awaiting_join": member.awaiting_join is not None,
+                "awaiting_sync": member.awaiting_sync is not None, "is_new": member.is_new,
+                "state": g0.state.value, "expired_op": (fired.seq, fired.delay_ms), "removed": True}
+    return None
+
+
+def _members_at_creation(before: Observation, step: Step, after: Observation, at: int) -> dict[str, tuple[int, int]]:
+    """member id -> (session, rebalance timeout) of the group when the event ``at`` created its DelayedJoin."""
+    g = after.group if step.action.kind == "LoadGroup" else before.group   # a load rebalances what it loaded
+    table = {m.member_id: (m.session_timeout_ms, m.rebalance_timeout_ms) for m in (g.members if g else ())}
+    key = L.delivered_key(step.action)
+    req = before.request(key) if key is not None else None
+    if req is not None and req.api == "JoinGroup":
+        added = [m.group(1) for e in step.events[:at] if (m := L.ADDED.match(e))]
+        joiner = added[-1] if added else req.member_id
+        if joiner not in table or before.profile == "3.9":   # KAFKA-14009: a rejoin copies the new timeouts
+            table[joiner] = (req.session_timeout_ms, req.rebalance_timeout_ms)
+    for gone in L.removed_before(step.events, at):
+        table.pop(gone, None)
+    return table
+
+
+@always_step("rebalance-timeout-is-the-maximum",
+             claim="Every DelayedJoin is created with the maximum over the group's members at that moment of their "
+                   "session timeouts (0.10.0) or rebalance timeouts (3.9), 0 with no members.",
+             source="seed 000 (选择消费组中所有消费者会话超时时间的最大值,作为再平衡操作的超时时间); SPEC.md §1.4 "
+                    "rebalanceTimeoutMs, §4.4, §4.9 (KIP-62 for the rebalance timeout)")
+def rebalance_timeout_is_max(before: Observation, step: Step, after: Observation) -> Witness | None:
+    for i, m in L.matches(L.PREPARE, step.events):
+        if m.group(2) != "DelayedJoin":
+            continue
+        members = _members_at_creation(before, step, after, i)
+        pick = 0 if before.profile == "0.10.0" else 1
+        expected = max((t[pick] for t in members.values()), default=0)
+        if int(m.group(3)) != expected:
+            return {"event": step.events[i], "delay_ms": int(m.group(3)), "expected_ms": expected,
+                    "timeout": "session" if pick == 0 else "rebalance",
+                    "members_at_creation": {k: v[pick] for k, v in sorted(members.items())}}
+    return None
+
+
+def _parks(before: Observation, step: Step, member_id: str) -> bool:
+    """This step delivered a SyncGroup of ``member_id`` that the coordinator parks (CompletingRebalance)."""
+    key = L.delivered_key(step.action)
+    req = before.request(key) if key is not None else None
+    g = before.group
+    return (req is not None and req.api == "SyncGroup" and req.member_id == member_id and g is not None
+            and g.state is CR and req.generation_id == g.generation_id and not before.unloaded)
+
+
+@always_step("fresh-heartbeat-not-completed-by-its-own-watch",
+             claim="A freshly scheduled DelayedHeartbeat is never completed by its own tryCompleteElseWatch, unless "
+                   "the member has a parked JoinGroup or SyncGroup.",
+             source="seed 004 (第二步一定不会完成新创建的延迟心跳) qualified by SPEC.md §4.6 (design assumption; "
+                    "derived consequence: awaiting ⇒ the op completes at once)")
+def not_completed_at_birth(before: Observation, step: Step, after: Observation) -> Witness | None:
+    for _, m in L.matches(L.AT_BIRTH, step.events):
+        member_id = m.group(1)
+        holders = [g.member(member_id) for g in (before.group, after.group) if g is not None]
+        if any(h is not None and h.awaiting for h in holders) or _parks(before, step, member_id):
+            continue
+        return {"member": member_id, "awaiting_before": False, "awaiting_after": False,
+                "action": str(step.action)}
+    return None
+
+
+@always_step("join-completion-removes-every-member-that-did-not-rejoin",
+             claim="Completing the delayed join removes every member that did not rejoin before any join response is "
+                   "sent: no removal follows the new generation, and every member of it got a join response.",
+             source="seed 000 (要事先移除掉超时消费者: 在发送“加入组响应”时,消费组中的所有消费者一定都在"
+                    "“再平衡操作超时时间”内及时发送了“加入组请求”); SPEC.md §4.4 steps 1 and 5")
+def removed_before_responses(before: Observation, step: Step, after: Observation) -> Witness | None:
+    found = L.first(L.GENERATION, step.events)
+    if found is None or found[1].group(2) not in ("CompletingRebalance", "AwaitingSync"):
+        return None
+    at, gen = found[0], int(found[1].group(1))
+    late = [x.group(1) for e in step.events[at:] if (x := L.NOT_REJOINED.match(e))]
+    answered = {r.fields.get("member") for r in L.responses(step.responses)
+                if r.api == "JoinGroup" and r.error == "NONE" and r.fields.get("gen") == str(gen)}
+    g = after.group
+    unanswered = sorted(g.member_ids - answered) if g is not None and g.generation_id == gen else []
+    if late or unanswered:
+        return {"generation": gen, "removed_after_generation": late, "members_without_join_response": unanswered}
+    return None
+
+
+@always_step("join-response-reschedules-the-heartbeat",
+             claim="Every member that receives a join response at the end of a join phase gets its heartbeat "
+                   "rescheduled in that step, to now + its session timeout.",
+             source="seed 000 (协调者返回“加入组响应”给每个消费者后,都会立即完成本次“延迟的心跳”,并调度下一次); "
+                    "SPEC.md §4.4 step 5")
+def join_response_reschedules(before: Observation, step: Step, after: Observation) -> Witness | None:
+    found = L.first(L.GENERATION, step.events)
+    if found is None:
+        return None
+    at, gen = found[0], found[1].group(1)
+    deadlines: dict[str, int] = {}
+    for _, m in L.matches(L.DEADLINE, step.events[at:]):
+        deadlines.setdefault(m.group(1), int(m.group(2)))
+    for r in L.responses(step.responses):
+        if r.api != "JoinGroup" or r.error != "NONE" or r.fields.get("gen") != gen:
+            continue
+        member_id = r.fields.get("member", "")
+        member = after.group.member(member_id) if after.group is not None else None
+        expected = None if member is None else after.time_ms + member.session_timeout_ms
+        if deadlines.get(member_id) is None or (expected is not None and deadlines[member_id] != expected):
+            return {"member": member_id, "generation": int(gen), "rescheduled_deadline": deadlines.get(member_id),
+                    "expected_deadline": expected}
+    return None
+
+
+@always_step("initial-rebalance-waits-the-initial-delay",
+             claim="A rebalance that starts from Empty waits group.initial.rebalance.delay.ms: an InitialDelayedJoin "
+                   "only ever completes by expiring, never by its condition.",
+             source="SPEC.md §4.5 (InitialDelayedJoin: tryComplete is always false, KAFKA-4925)", applies_to=("3.9",))
+def initial_join_waits(before: Observation, step: Step, after: Observation) -> Witness | None:
+    for _, m in L.matches(L.COMPLETED, step.events):
+        if m.group(1) == "InitialDelayedJoin" and m.group(4) == "condition":
+            return {"completed": m.group(0), "how": "condition"}
+    return None
+
+
+@always_step("state-moves-only-along-spec-edges",
+             claim="The group state changes only along the edges of SPEC.md §1.2 for the profile, each of them also "
+                   "allowed by the coordinator's own validPreviousStates table.",
+             source="SPEC.md §1.2 (validPreviousStates; 0.9.0.0 column for 0.10.0) and §1.3 (no other transitions)")
+def spec_edges(before: Observation, step: Step, after: Observation) -> Witness | None:
+    edges = SPEC_EDGES[after.profile]
+    for gid, frm, to in after.transitions:
+        a, b = _STATES[frm], _STATES[to]
+        if (a, b) not in edges or a not in after.previous_states.get(b, frozenset()):
+            return {"group": gid, "from": frm, "to": to, "in_spec_table": (a, b) in edges,
+                    "in_impl_table": a in after.previous_states.get(b, frozenset())}
+    pair = same_group(before, after)
+    if pair is None:
+        return None
+    g0, g1 = pair
+    path = [(frm, to) for gid, frm, to in after.transitions if gid == g0.group_id]
+    chain_ok = all(path[i][1] == path[i + 1][0] for i in range(len(path) - 1))
+    ends = (path[0][0], path[-1][1]) if path else (g0.state.value, g0.state.value)
+    if not chain_ok or ends != (g0.state.value, g1.state.value):
+        return {"group": g0.group_id, "state_before": g0.state.value, "state_after": g1.state.value,
+                "logged_transitions": path}
+    return None
+
+
+@always_step("generation-never-decreases-while-group-lives",
+             claim="A group object's generation never decreases (it can only go back across a reload, which makes a "
+                   "new group object).",
+             source="SPEC.md §1.5 I8")
+def generation_monotone(before: Observation, step: Step, after: Observation) -> Witness | None:
+    for g0 in before.groups:
+        g1 = after.group_by_incarnation(g0.incarnation)
+        if g1 is not None and g1.generation_id < g0.generation_id:
+            return {"group": g0.incarnation, "generation_before": g0.generation_id,
+                    "generation_after": g1.generation_id}
+    return None
+
+
+@always_step("each-new-generation-increments-the-generation-id",
+             claim="The generation moves only when a join phase completes (initNextGeneration), by exactly one.",
+             source="SPEC.md §1.4 (generationId +1 on every initNextGeneration, including the move to Empty)")
+def generation_by_one(before: Observation, step: Step, after: Observation) -> Witness | None:
+    g1 = after.group
+    if g1 is None:
+        return None
+    g0 = before.group_by_incarnation(g1.incarnation)
+    if g0 is None and step.action.kind == "LoadGroup":
+        return None   # a reload starts from the stored generation
+    base = g0.generation_id if g0 is not None else 0
+    bumps = [int(m.group(1)) for _, m in L.matches(L.GENERATION, step.events)]
+    if g1.generation_id - base != len(bumps) or (bumps and bumps != list(range(base + 1, base + 1 + len(bumps)))):
+        return {"generation_before": base, "generation_after": g1.generation_id, "generation_events": bumps}
+    return None

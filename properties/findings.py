@@ -1,0 +1,52 @@
+"""Documented findings: where the reference coordinator does not satisfy a catalog property, and why.
+
+Each finding is real behaviour of the release a profile stands for (derived from the code SPEC.md
+describes), shown by a test in tests/test_properties_findings.py. A property that a finding breaks
+either stays off that profile (``applies_to``) or, when the break only follows another finding, stays
+on and the finding names the trigger so that a checker can tell the two apart.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    name: str
+    profiles: tuple[str, ...]
+    properties: tuple[str, ...]     # catalog properties (or seed rules) it breaks
+    summary: str                    # what happens, in a few sentences
+    shown_by: str                   # the test that reproduces it
+
+
+FINDINGS: tuple[Finding, ...] = (
+    Finding(
+        "two-live-heartbeats-in-one-millisecond", ("0.10.0",), ("at-most-one-live-heartbeat-per-member",),
+        "≤ 2.4 keeps a member iff latestHeartbeat + session > deadline (strict). Two reschedules in the same "
+        "millisecond give two ops with the same deadline; the second's checkAndComplete cannot complete the first, "
+        "so both stay live and both expire (the second one re-runs onMemberFailure on a removed member: KAFKA-7196).",
+        "test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_millisecond"),
+    Finding(
+        "fresh-heartbeat-completed-at-birth", ("0.10.0", "3.9"), ("seed 004: 第二步一定不会完成新创建的延迟心跳",),
+        "The seed's rule that tryCompleteElseWatch never completes the op it just created holds only for a member "
+        "without a parked request: awaiting ⇒ keep, so the new op completes at once (0.10.0: a follower's parked "
+        "SyncGroup reschedules after setting the callback; 3.9: a heartbeat in CompletingRebalance from a member "
+        "whose SyncGroup is parked). The catalog states the rule with that qualification.",
+        "test_raw_seed_rule_fails_for_members_with_a_parked_request"),
+    Finding(
+        "dead-to-dead-on-an-unloaded-group", ("0.10.0",),
+        ("no-illegal-state-error", "each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered",
+         "delayed-join-completes-once-all-rejoined"),
+        "E0 sends a group that a join phase empties to Dead. The DelayedJoin of a group unloaded in "
+        "PreparingRebalance stays in the purgatory under the group's key; when it completes — by expiry, or by its "
+        "condition once the stale group's members have expired, through a request to the reloaded group — "
+        "onCompleteJoin removes everyone and asserts Dead → Dead (IllegalStateException). Inside a request the "
+        "exception aborts it half-way: the JoinGroup is answered UNKNOWN_SERVER_ERROR while the member it added stays "
+        "parked on that answered request (later answered again), and the join re-check of the new group is skipped.",
+        "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice"),
+)
+
+#: (property, profile) pairs a finding breaks only after the coordinator hit an IllegalStateError
+AFTER_ILLEGAL_STATE: frozenset[tuple[str, str]] = frozenset(
+    (p, "0.10.0") for p in ("each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered",
+                            "delayed-join-completes-once-all-rejoined"))

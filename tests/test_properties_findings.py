@@ -1,0 +1,131 @@
+"""Documented findings (properties/findings.py): the reference coordinator breaking a seed rule or a catalog
+property, reproduced by a short script each — and the qualified properties that the catalog states instead."""
+from __future__ import annotations
+
+import dataclasses
+
+from core.actions import Action
+from harness.scenarios import BY_NAME
+from properties import lines as L
+from properties.catalog import CATALOG, for_profile
+from properties.findings import AFTER_ILLEGAL_STATE, FINDINGS
+from tests.property_runs import SCRIPT_SCOPE as SCOPE
+from tests.property_runs import TWO_STABLE, WITNESS_SCRIPTS, run, run_script, scenario_triples
+
+UNLOAD = dataclasses.replace(SCOPE, unload=True)
+
+
+def test_every_finding_names_catalog_properties_and_its_test() -> None:
+    names = set(globals())
+    for f in FINDINGS:
+        assert f.summary and f.profiles
+        assert all(p in CATALOG or p.startswith("seed ") for p in f.properties), f.properties
+        assert all(t.strip() in names for t in f.shown_by.split(" and ")), f.shown_by
+    assert {p for p, _ in AFTER_ILLEGAL_STATE} <= {p for f in FINDINGS for p in f.properties}
+
+
+def test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_millisecond() -> None:
+    prop = CATALOG["at-most-one-live-heartbeat-per-member"]
+    assert not prop.applies("0.10.0")
+    driver = scenario_triples(BY_NAME["same-millisecond-reschedule"], "0.10.0", props=(prop,))
+    found = driver.checker.violations
+    assert found and found[0].property == prop.name
+    (seq1, d1), (seq2, d2) = found[0].witness["live_heartbeats"]
+    assert seq1 != seq2 and d1 == d2          # same millisecond, same deadline, both live
+    # with the catalog as published for 0.10.0, the same run is clean
+    assert scenario_triples(BY_NAME["same-millisecond-reschedule"], "0.10.0").checker.violations == []
+
+
+def _births(driver: object) -> list[tuple[str, bool]]:
+    """(member, did it have a parked request) for every 'completed at birth' event of a run: parked right after
+    the step, or parked by the step itself (its SyncGroup, answered within the step by the leader's append)."""
+    out = []
+    for before, step, after in driver.triples:  # type: ignore[attr-defined]
+        key = L.delivered_key(step.action)
+        req = before.request(key) if key else None
+        for _, m in L.matches(L.AT_BIRTH, step.events):
+            member = after.group.member(m.group(1)) if after.group else None
+            parked_by_step = req is not None and req.api == "SyncGroup" and req.member_id == m.group(1)
+            out.append((m.group(1), parked_by_step or (member is not None and member.awaiting)))
+    return out
+
+
+def test_raw_seed_rule_fails_for_members_with_a_parked_request() -> None:
+    """Seed 004 says the op just created is never completed by its own tryCompleteElseWatch; with a parked request
+    it is (SPEC.md §4.6). The qualified catalog property holds on both runs."""
+    old = scenario_triples(BY_NAME["heartbeat-deadlines-5-6-8"], "0.10.0")   # follower's parked SyncGroup
+    new = run(WITNESS_SCRIPTS["a-fresh-heartbeat-is-completed-at-birth"], "3.9")   # heartbeat while SyncGroup waits
+    for driver in (old, new):
+        births = _births(driver)
+        assert births and all(awaiting for _, awaiting in births), births   # the raw rule is broken ...
+        assert driver.checker.violations == []                                # ... the qualified one is not
+        assert "fresh-heartbeat-not-completed-by-its-own-watch" in {p.name for p in driver.checker.props}
+
+
+def test_0_10_0_dead_to_dead_on_expiry() -> None:
+    """A group unloaded in PreparingRebalance: its DelayedJoin expires, removes everyone, asserts Dead → Dead."""
+    script = (("member_id", 0), ("call", 0, "JoinGroup"), ("call", 0, "SyncGroup"), ("member_id", 1),
+              ("request", 1, "JoinGroup"), ("do", Action("UnloadGroup")), ("wait", 11000))
+    prop = CATALOG["no-illegal-state-error"]
+    old = run_script("0.10.0", UNLOAD, script, clients=2, props=for_profile("0.10.0") + (prop,))
+    found = [v for v in old.checker.violations if v.property == prop.name]
+    assert found and "before moving to Dead, but it is Dead" in found[0].witness["last_error"]
+    expiry = old.world.steps[found[0].step]
+    assert expiry.action.kind == "FireTimer" and any("removed: did not rejoin" in e for e in expiry.events)
+    assert old.checker.violations == found    # nothing else breaks on this path
+    new = run_script("3.9", UNLOAD, script, clients=2)
+    assert new.checker.violations == [] and new.world.coord.errors == []
+
+
+def test_0_10_0_dead_to_dead_inside_a_request_answers_twice() -> None:
+    """The stale DelayedJoin completes by its condition inside c2's JoinGroup to the reloaded group: the request
+    is answered UNKNOWN_SERVER_ERROR while c2 stays parked on it, and is answered again when the join ends."""
+    script = TWO_STABLE + (("wait", 2000), ("call", 0, "LeaveGroup"), ("do", Action("UnloadGroup")),
+                           ("wait_until", 11001), ("do", Action("LoadGroup")), ("do", Action("LoadGroup")),
+                           ("request", 2, "JoinGroup"))
+    driver = run_script("0.10.0", UNLOAD, script, clients=3)
+    step = driver.world.steps[-1]
+    assert any(e.startswith("IllegalStateError") for e in step.events)
+    assert step.responses[0].startswith("c2 JoinGroup#1 UNKNOWN_SERVER_ERROR")
+    at_step = {v.property for v in driver.checker.violations if v.step == step.index}
+    assert at_step == {"each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered"}
+    assert {(p, "0.10.0") for p in at_step} <= AFTER_ILLEGAL_STATE
+    # the new group's DelayedJoin expires (c0 left, c1 never rejoins): c2's parked JoinGroup is answered again
+    driver.run(("wait", 20000))
+    answers = [r for st in driver.world.steps for r in st.responses if r.startswith("c2 JoinGroup#1 ")]
+    assert len(answers) == 2 and answers[1].startswith("c2 JoinGroup#1 NONE"), answers
+
+
+def test_0_10_0_leave_drops_a_parked_join_as_documented() -> None:
+    """Before 2.2.0 removeMemberAndUpdateGroup did not answer a parked JoinGroup (SPEC.md §3.4): c0's request is
+    gone without an answer — the one exception parked-request-is-answered-not-dropped names; 3.9 answers it."""
+    script = TWO_STABLE + (("member_id", 2), ("request", 2, "JoinGroup"), ("request", 0, "JoinGroup"),
+                           ("call", 0, "LeaveGroup"))
+    for profile in ("0.10.0", "3.9"):
+        driver = run_script(profile, SCOPE, script, clients=3)
+        before, step, after = driver.triples[-2]            # the LeaveGroup's delivery
+        join_key = next(p.key for p in before.parked if p.member_id.startswith("c0-"))
+        answers = [r for st in driver.world.steps for r in st.responses if r.startswith(f"c0 JoinGroup#{join_key[1]} ")]
+        assert driver.checker.violations == []
+        if profile == "0.10.0":
+            assert answers == [] and join_key not in after.parked_keys
+            prop = CATALOG["parked-request-is-answered-not-dropped"]
+            hidden = dataclasses.replace(step, events=tuple(e for e in step.events if "leaves" not in e))
+            assert prop.explain(before, hidden, after)["request"] == join_key   # the leave is what excuses it
+        else:
+            assert answers == [f"c0 JoinGroup#{join_key[1]} UNKNOWN_MEMBER_ID"]
+
+
+def test_3_9_new_member_is_removed_by_its_five_minute_op_while_parked() -> None:
+    """KAFKA-7610: the one member a parked JoinGroup does not keep alive. c0 (adversarial, never rejoins) keeps
+    itself alive with heartbeats; c1's JoinGroup waits in a 10-minute join phase until its 5-minute op expires."""
+    driver = run(WITNESS_SCRIPTS["a-new-member-is-removed-by-the-new-member-timeout"], "3.9")
+    assert driver.checker.violations == []
+    assert "a-new-member-is-removed-by-the-new-member-timeout" in driver.checker.seen
+    index = driver.checker.seen["a-new-member-is-removed-by-the-new-member-timeout"]
+    before, removal, _after = driver.triples[index]
+    gone = next(L.EXPIRED.match(e).group(1) for e in removal.events if L.EXPIRED.match(e))  # type: ignore[union-attr]
+    added = next(st.time_ms for st in driver.world.steps if f"member {gone} added" in st.events)
+    member = before.group.member(gone)  # type: ignore[union-attr]
+    assert member is not None and member.is_new and member.awaiting_join is not None
+    assert removal.time_ms == added + 300000 + 1   # the 5-minute op, fired at deadline + 1 (deadline < now)

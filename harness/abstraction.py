@@ -74,7 +74,7 @@ def abstract(coord: GroupCoordinator, group_id: str, members: int | None = None)
 def model_scope(coord: GroupCoordinator, members: int) -> Scope:
     """The model scope matching a coordinator's configuration, unbounded in pending appends."""
     return Scope(members=members, deferred_appends=coord.config.append_mode == "deferred",
-                 initial_delay=coord.config.group_initial_rebalance_delay_ms > 0, max_appends=1 << 30)
+                 initial_delay=coord.config.group_initial_rebalance_delay_ms > 0, max_appends=1 << 30, unload=True)
 
 
 __all__ = ["abstract", "abstract_slots", "model_scope", "ABSENT"]

@@ -45,9 +45,17 @@ class RefinementChecker:
     def _abstract(self) -> State:
         return abstract(self.world.coord, self.world.group_id)
 
+    def capture(self) -> State:
+        """The abstract state now, to be passed to ``verify`` after the world was stepped elsewhere."""
+        return self._abstract()
+
     def step(self, action: Action) -> None:
-        raw_before = self._abstract()
+        before = self.capture()
         self.world.step(action)
+        self.verify(before, action)
+
+    def verify(self, raw_before: State, action: Action) -> None:
+        """Check the step the world just took from the abstract state ``raw_before``."""
         raw_after = self._abstract()
         width = max(len(raw_before.slots), len(raw_after.slots)) + 1   # a free slot for a new member
         before, after = padded(raw_before, width), padded(raw_after, width)

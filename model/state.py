@@ -96,6 +96,7 @@ class Scope:
     deferred_appends: bool = True    # log appends complete later (CompleteAppend actions)
     initial_delay: bool = True       # group.initial.rebalance.delay.ms > 0 (3.9)
     max_appends: int = 2             # the graph does not grow more pending appends than this
+    unload: bool = False             # partition emigration/immigration (UnloadGroup, LoadGroup)
 
     def __post_init__(self) -> None:
         if not 1 <= self.members <= 64:

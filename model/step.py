@@ -12,16 +12,20 @@ ExpireHeartbeat        one of the slot's live DelayedHeartbeat ops expires
 ExpireJoin, ExpireSync the DelayedJoin / InitialDelayedJoin or the DelayedSync times out
 CompleteAppend[ok|error]  the oldest pending log append completes
 OffsetCommit/simple    a commit with generation -1 from a non-member (a "simple" consumer group)
+UnloadGroup, LoadGroup the partition emigrates (the group dies, parked requests get NOT_COORDINATOR) and
+                       comes back from its last durable record: nothing, Empty, or Stable with its
+                       members (the model does not track the log, so any of these) — scope.unload only
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from model.profiles import ModelProfile, get_model_profile
 from model.rules import (W, Ws, add_member, check_join, complete_join, each, maybe_prepare, prepare, remove,
                          reschedule)
-from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, INITIAL_JOIN, JOIN, MANY, MEMBER,
-                         NO_JOIN, PENDING, PREPARING, STABLE, AbstractAction, Scope, State)
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, FREE, INITIAL_JOIN, JOIN, MANY,
+                         MEMBER, NO_JOIN, PENDING, PREPARING, STABLE, AbstractAction, Scope, State)
 
 
 def _join_new(p: ModelProfile, w: W, i: int) -> Ws:
@@ -162,6 +166,29 @@ def _simple_commit(p: ModelProfile, w: W) -> Ws:
     return [w]
 
 
+def _unload(p: ModelProfile, w: W) -> Ws:
+    """onGroupUnloaded: the cached group dies; its ops and appends are inert for the new one."""
+    w.leave_completing()
+    return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
+              w.initial_delay)]
+
+
+def _load(p: ModelProfile, w: W) -> Ws:
+    """onGroupLoaded from the last stored record: Stable with 1..n members (each rescheduled), Empty, or none."""
+    out = [w.copy()]                      # no record: the group stays absent
+    if not p.emptied_group_dies:          # an empty-group record (2.x+) loads as Empty
+        empty = w.copy()
+        empty.group, empty.fresh = EMPTY, False
+        out.append(empty)
+    for k in range(1, len(w.slots) + 1):
+        x = w.copy()
+        x.group, x.fresh = STABLE, False
+        x.slots = [replace(FREE, status=MEMBER, leader=i == 0, watch=1) if i < k else FREE
+                   for i in range(len(w.slots))]
+        out.append(x)
+    return out
+
+
 def _complete_append(p: ModelProfile, w: W, ok: bool) -> Ws:
     kind = w.appends.pop(0)
     return _store(p, w, ok) if kind == APPEND_CURRENT else [w]
@@ -206,6 +233,8 @@ def enabled(state: State, profile: str | ModelProfile, scope: Scope) -> list[Abs
         out += [AbstractAction("CompleteAppend", arg="ok"), AbstractAction("CompleteAppend", arg="error")]
     if state.group == ABSENT_GROUP and p.commit_creates_group:
         out.append(AbstractAction("OffsetCommit/simple"))
+    if scope.unload:
+        out.append(AbstractAction("LoadGroup" if state.group == ABSENT_GROUP else "UnloadGroup"))
     return out
 
 
@@ -227,6 +256,10 @@ def step(state: State, action: AbstractAction, profile: str | ModelProfile, scop
         ws = _complete_append(p, w, action.arg == "ok")
     elif action.kind == "OffsetCommit/simple":
         ws = _simple_commit(p, w)
+    elif action.kind == "UnloadGroup":
+        ws = _unload(p, w)
+    elif action.kind == "LoadGroup":
+        ws = _load(p, w)
     else:
         raise ValueError(f"unknown abstract action {action}")
     out = {x.freeze() for x in ws if len(x.appends) <= scope.max_appends}

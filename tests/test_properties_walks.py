@@ -14,7 +14,7 @@ import pytest
 
 from core.trace import Violation
 from properties.catalog import for_profile
-from properties.findings import AFTER_ILLEGAL_STATE
+from properties import findings
 from properties.check import Checker
 from tests.property_runs import CLIENTS, PROFILES, SCOPES, walk
 
@@ -32,11 +32,7 @@ EXERCISED = {
 
 def undocumented(checker: Checker) -> list[Violation]:
     """Violations that no finding explains: on 0.10.0 some follow an IllegalStateError (findings.py)."""
-    first_error = next((st.index for st in checker.world.steps
-                        if any(e.startswith("IllegalStateError") for e in st.events)), None)
-    return [v for v in checker.violations
-            if not ((v.property, checker.world.profile.name) in AFTER_ILLEGAL_STATE
-                    and first_error is not None and v.step >= first_error)]
+    return findings.undocumented(checker.world.profile.name, checker.world.steps, checker.violations)
 
 
 def test_documented_findings_are_told_apart() -> None:

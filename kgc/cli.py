@@ -14,7 +14,7 @@ from core.types import GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
-from kgc import graph_cmd, properties_cmd
+from kgc import check_cmd, graph_cmd, properties_cmd
 from impl.profiles import PROFILES, UnknownProfileError, get_profile
 from reports.terminal import format_ms, print_trace
 
@@ -47,6 +47,7 @@ def _parser() -> argparse.ArgumentParser:
     sub.add_parser("profiles", help="list the Kafka release profiles", description="List the release profiles.")
     graph_cmd.add_parser(sub)
     properties_cmd.add_parser(sub)
+    check_cmd.add_parser(sub)
     return p
 
 
@@ -148,9 +149,12 @@ def main(argv: Sequence[str] | None = None) -> int:
             return graph_cmd.run(args, console)
         if args.command == "properties":
             return properties_cmd.run(args, console)
+        if args.command == "check":
+            return check_cmd.run(args, console)
         parser.print_help()
         return 2
-    except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError) as exc:
+    except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
+            check_cmd.CheckUsageError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")
         return 2
     except ScenarioError as exc:

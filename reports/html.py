@@ -13,8 +13,9 @@ from reports.violation import FIELDS, ViolationReport, changed_rows, request_nam
 
 CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
 td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}th{background:#f3f3f3}
-tr.violation{background:#fde2e2}code,pre{font:12px ui-monospace,monospace}pre{background:#f7f7f7;padding:8px}
-.claim{font-size:16px}svg text{font:11px ui-monospace,monospace}"""
+tr.violation{background:#fde2e2}code,pre{font:12px ui-monospace,monospace}
+pre{background:#f7f7f7;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}.claim{font-size:16px}
+svg text{font:11px ui-monospace,monospace;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"""
 
 
 def _arrows(trace: Trace) -> list[tuple[str, str, str, bool]]:

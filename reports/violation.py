@@ -108,5 +108,7 @@ def mermaid(trace: Trace) -> str:
 
 
 def _mermaid_text(text: str) -> str:
-    """Mermaid message text: no ';' (it would end an entity code like #35;) and no further ':'."""
-    return text.replace(";", ",").replace(":", " ")
+    """Mermaid message text: no ';' (it would end an entity code like #35;), no further ':', and '#' as
+    the entity code #35; (a bare '#' starts a comment in Mermaid's sequence grammar, so "JoinGroup#1 NONE"
+    would render as just "JoinGroup")."""
+    return text.replace(";", ",").replace(":", " ").replace("#", "#35;")

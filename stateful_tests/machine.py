@@ -156,3 +156,16 @@ def machine_for(profile: str, mutant: str | None = None) -> type[CoordinatorMach
 
 def settings_profile() -> str:
     return os.environ.get("KGC_HYPOTHESIS_PROFILE", "ci")
+
+
+def run_machine(profile: str, mutant: str | None, examples: int) -> Trace | None:
+    """Run the machine under the `ci` settings with ``examples`` examples; the shrunk failing trace, or None."""
+    from hypothesis.stateful import run_state_machine_as_test
+
+    FAILURES.clear()
+    try:
+        run_state_machine_as_test(machine_for(profile, mutant),
+                                  settings=settings(settings.get_profile("ci"), max_examples=examples))
+    except MachineFailure:
+        return FAILURES[-1]
+    return None

@@ -1,0 +1,105 @@
+"""`kgc check`: the CI gate. Exit 0 when every checker passes, 1 on a violation (reports written), 2 on bad usage."""
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Callable
+
+from rich.console import Console
+from rich.table import Table
+
+from impl.mutants import all_mutants, get_mutant
+from impl.profiles import PROFILES, get_profile
+from kgc.gate import GateResult, PhaseResult, run_gate
+from kgc.reporting import violation_report, write_reports
+from reports.formats import RunSummary, junit_xml, run_json
+from reports.terminal import print_violation
+
+DEFAULT_OUT = Path(".kgc-out/check")
+
+
+class CheckUsageError(ValueError):
+    """Bad arguments to kgc check."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-arg]
+    p = sub.add_parser("check", help="the CI gate: every checker against the reference or a mutant",
+                       description="Run the seed scenarios, seeded walks with refinement, the Hypothesis machines "
+                                   "and the Z3 proofs; write reports for any violation.",
+                       epilog="Exit status: 0 pass, 1 a violation (reports written to --out), 2 bad usage.")
+    p.add_argument("--profile", help="one profile (default: every profile; a mutant's own profiles)")
+    p.add_argument("--mutant", help="check a seeded mutant instead of the reference (see --list-mutants)")
+    p.add_argument("--budget", type=float, default=300.0, metavar="SECONDS",
+                   help="the size of the search, in seconds on 2 cores (default 300); counts derive from it, so "
+                        "a run is deterministic")
+    p.add_argument("--seed", type=int, default=0, help="seed of the walks (default 0)")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"report directory (default {DEFAULT_OUT})")
+    p.add_argument("--list-mutants", action="store_true", help="list the seeded mutants and exit")
+
+
+def _profiles(args: argparse.Namespace) -> list[str]:
+    if args.budget <= 0:
+        raise CheckUsageError(f"--budget must be positive, got {args.budget:g}.")
+    wanted = [get_profile(args.profile).name] if args.profile else sorted(PROFILES)
+    if args.mutant is None:
+        return wanted
+    mutant = get_mutant(args.mutant)
+    chosen = [p for p in wanted if p in mutant.profiles]
+    if not chosen:
+        raise CheckUsageError(f"mutant {args.mutant} applies to profile(s) {', '.join(mutant.profiles)}, "
+                              f"not {args.profile}.")
+    return chosen
+
+
+def _list_mutants(console: Console) -> int:
+    table = Table("mutant", "profiles", "the mistake it stands for", "caught by", header_style="bold")
+    for m in all_mutants():
+        table.add_row(m.name, ", ".join(m.profiles), m.mistake, ", ".join(m.catches))
+    console.print(table)
+    return 0
+
+
+def _summary(result: GateResult) -> Table:
+    verdict = "[green]PASS[/green]" if result.passed else "[red]FAIL[/red]"
+    title = f"kgc check — profile {result.profile}" + (f", mutant {result.mutant}" if result.mutant else "")
+    table = Table("phase", "runs", "steps", "seconds", "note", header_style="bold",
+                  title=f"{title}: {verdict}", title_justify="left")
+    for phase in result.phases:
+        table.add_row(phase.name, str(phase.runs), str(phase.steps), f"{phase.seconds:.1f}", phase.note)
+    return table
+
+
+def _write(result: GateResult, out: Path, console: Console) -> None:
+    name = result.profile + (f"-{result.mutant}" if result.mutant else "")
+    directory = out / name
+    directory.mkdir(parents=True, exist_ok=True)
+    reports = ()
+    if result.found is not None:
+        report = violation_report(result.found.trace, result.found.violation, result.found.phase)
+        files = write_reports(report, directory)
+        reports = (report,)
+        print_violation(report, console)
+        console.print(f"reports: {files['markdown']}, {files['html']}; regression test: {files['test']}")
+    summary = RunSummary(result.profile, result.mutant, result.seed, result.passed, result.properties, reports,
+                         counts={p.name: p.steps for p in result.phases},
+                         coverage={"abstract_edges_covered": float(result.edges_covered)},
+                         notes=tuple(f"{p.name}: {p.note}" for p in result.phases if p.note))
+    (directory / "run.json").write_text(run_json(summary, with_timings=False), encoding="utf-8")
+    (directory / "junit.xml").write_text(junit_xml(summary), encoding="utf-8")
+
+
+def run(args: argparse.Namespace, console: Console, prove: Callable[[str], PhaseResult] | None = None) -> int:
+    if args.list_mutants:
+        return _list_mutants(console)
+    profiles = _profiles(args)
+    budget = args.budget / len(profiles)   # the budget is shared by the profiles
+    failed = False
+    for profile in profiles:
+        with console.status(f"kgc check {profile}: starting", spinner="dots") as status:
+            def progress(phase: str, profile: str = profile) -> None:
+                status.update(f"kgc check {profile}: {phase}")
+            result = run_gate(profile, args.mutant, budget, args.seed, progress, prove)
+        console.print(_summary(result))
+        _write(result, args.out, console)
+        failed |= not result.passed
+    return 1 if failed else 0

@@ -1,0 +1,182 @@
+"""The gate (`kgc check`): run every checker against one coordinator (the reference or a mutant).
+
+Phases, in order, each deterministic (counts derive from the budget, never from the clock):
+  scenarios  the seed documents' examples, with the whole catalog checked on every step;
+  walks      seeded random walks over several scopes and client mixes, catalog + refinement every step;
+  machines   the Hypothesis state machine under the `ci` settings (derandomized);
+  prove      the Z3 proofs of the abstract invariants (reference runs only: they are about the model).
+A phase stops at the first run with a violation; its counterexample is shrunk by delta debugging
+(Hypothesis shrinks its own) and reported. Checking a mutant, the property the mutant names is
+preferred as the primary violation when the run breaks it.
+"""
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from core.actions import Action
+from harness.scenarios import SCENARIOS, Driver, ScenarioError
+from harness.scope import Scope
+from harness.world import World
+from impl.mutants import get_mutant
+from kgc.runs import CheckedRun, Found, shrink
+from properties.catalog import for_profile
+
+WALK_SCOPES: dict[str, Scope] = {
+    "calm": Scope(append_mode="deferred", commits=True, leaves=False, group_initial_rebalance_delay_ms=0,
+                  session_timeout_ms=(6000, 9000, 12000), advance_ms=(1000, 4000)),
+    "churn": Scope(commits=True, advance_ms=(1000, 3000)),
+    "faults": Scope(append_mode="deferred", faults=True, commits=True, crashes=True,
+                    group_initial_rebalance_delay_ms=0, session_timeout_ms=(6000, 10000), advance_ms=(1000, 5000)),
+    "partition": Scope(unload=True, leaves=False, advance_ms=(1000,)),
+}
+WALK_CLIENTS: tuple[int | tuple[str, ...], ...] = (
+    3, ("java", "java", "adversarial"), ("java", "adversarial", "adversarial"))
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How much each phase does; derived from the budget (per profile) so that runs are deterministic."""
+
+    walk_seeds: int
+    walk_steps: int
+    machine_examples: int
+
+    @staticmethod
+    def for_budget(budget_s: float) -> "Plan":
+        scale = max(budget_s, 10.0) / 150.0
+        return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)))
+
+
+@dataclass
+class PhaseResult:
+    name: str
+    runs: int = 0
+    steps: int = 0
+    seconds: float = 0.0
+    note: str = ""
+
+
+@dataclass
+class GateResult:
+    profile: str
+    mutant: str | None
+    seed: int
+    phases: list[PhaseResult] = field(default_factory=list)
+    found: Found | None = None
+    properties: tuple[str, ...] = ()
+    edges_covered: int = 0
+
+    @property
+    def passed(self) -> bool:
+        return self.found is None and all(not p.note.startswith("FAILED") for p in self.phases)
+
+
+def _preferred(mutant: str | None) -> tuple[str, ...]:
+    return get_mutant(mutant).catches if mutant else ()
+
+
+class _Best:
+    """Keeps a phase's counterexample: the first one, unless a later run breaks the mutant's named property."""
+
+    def __init__(self, mutant: str | None) -> None:
+        self.preferred = _preferred(mutant)
+        self.found: Found | None = None
+
+    def offer(self, found: Found | None) -> bool:
+        """Record ``found``; True when the search can stop (no mutant, or its named property is broken)."""
+        if found is not None and (self.found is None or found.violation.property in self.preferred):
+            self.found = found
+        return self.found is not None and (not self.preferred or self.found.violation.property in self.preferred)
+
+
+def scenario_phase(profile: str, mutant: str | None) -> tuple[PhaseResult, Found | None]:
+    result, best = PhaseResult("scenarios"), _Best(mutant)
+    for scenario in SCENARIOS:
+        if profile not in scenario.profiles:
+            continue
+        run = CheckedRun(World(profile, scenario.scope, clients=scenario.clients, seed=0, record=True, mutant=mutant))
+        driver = Driver(run.world)
+
+        def act(action: Action, run: CheckedRun = run) -> None:
+            if run.over or action not in run.world.enabled():
+                raise ScenarioError(f"{action} is not enabled")
+            run.step(action)
+        driver.act = act   # type: ignore[method-assign]
+        result.runs += 1
+        try:
+            for instr in scenario.script:
+                driver.run(instr)
+        except ScenarioError:
+            pass   # the coordinator under test no longer fits the script (or it raised): the run ends here
+        result.steps += len(run.world.steps)
+        if best.offer(run.result(f"scenario {scenario.name}", best.preferred)):
+            break
+    return result, best.found
+
+
+def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int) -> tuple[PhaseResult, Found | None, int]:
+    result, best = PhaseResult("walks"), _Best(mutant)
+    edges: set[object] = set()
+    for index in range(plan.walk_seeds):
+        for scope_name, scope in WALK_SCOPES.items():
+            for clients in WALK_CLIENTS:
+                walk_seed = seed * 100003 + index
+                run = CheckedRun(World(profile, scope, clients=clients, seed=walk_seed, record=True, mutant=mutant))
+                rng = random.Random(walk_seed)
+                result.runs += 1
+                for _ in range(plan.walk_steps):
+                    choices = run.world.enabled()
+                    if not choices or run.over:
+                        break
+                    run.step(choices[rng.randrange(len(choices))])
+                result.steps += len(run.world.steps)
+                if best.offer(run.result(f"walk {scope_name} {clients} seed {walk_seed}", best.preferred)):
+                    return result, best.found, len(edges)
+                if run.refinement is not None:
+                    edges |= run.refinement.coverage.edges
+    return result, best.found, len(edges)
+
+
+def machine_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:
+    from stateful_tests.machine import run_machine
+    shrunk = run_machine(profile, mutant, plan.machine_examples)
+    result = PhaseResult("machines", runs=plan.machine_examples)
+    if shrunk is None or shrunk.violation is None:
+        return result, None
+    return result, Found(shrunk.violation, shrunk, "machines (Hypothesis-shrunk)")
+
+
+def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, seed: int = 0,
+             progress: Callable[[str], None] = lambda _msg: None, prove: Callable[[str], PhaseResult] | None = None,
+             ) -> GateResult:
+    """Every phase against one profile; ``budget_s`` is this profile's share of the budget."""
+    plan = Plan.for_budget(budget_s)
+    start = time.perf_counter()
+    result = GateResult(profile, mutant, seed, properties=tuple(
+        p.name for p in for_profile(profile, level="concrete") if p.kind != "sometimes"))
+
+    def walks() -> tuple[PhaseResult, Found | None]:
+        phase, found, result.edges_covered = walk_phase(profile, mutant, plan, seed)
+        return phase, found
+    phases: list[tuple[str, Callable[[], tuple[PhaseResult, Found | None]]]] = [
+        ("scenarios", lambda: scenario_phase(profile, mutant)), ("walks", walks),
+        ("machines", lambda: machine_phase(profile, mutant, plan))]
+    for name, phase in phases:
+        progress(name)
+        t0 = time.perf_counter()
+        phase_result, found = phase()
+        phase_result.seconds = time.perf_counter() - t0
+        result.phases.append(phase_result)
+        if found is not None:
+            progress("shrinking the counterexample")
+            limit = time.perf_counter() + max(10.0, budget_s - (time.perf_counter() - start))
+            result.found = found if found.phase.startswith("machines") else shrink(
+                found, lambda limit=limit: time.perf_counter() > limit)
+            return result
+    if prove is not None and mutant is None:
+        progress("prove")
+        result.phases.append(prove(profile))
+    return result

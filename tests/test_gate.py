@@ -1,0 +1,89 @@
+"""`kgc check`: the reference passes, runs are deterministic, every mutant is killed by the property it names."""
+from __future__ import annotations
+
+import argparse
+import shutil
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from harness.replay import replay
+from impl.mutants import all_mutants
+from kgc import check_cmd
+from kgc.cli import main
+from kgc.gate import run_gate
+
+SMALL = 40.0       # seconds of budget per profile in these tests (the default is 150 per profile)
+KILL = 100.0
+
+
+@pytest.mark.parametrize("profile", ["0.10.0", "3.9"])
+def test_reference_passes_every_phase(profile: str) -> None:
+    result = run_gate(profile, None, SMALL)
+    assert result.passed, result.found and result.found.violation.message
+    assert [p.name for p in result.phases] == ["scenarios", "walks", "machines"]
+    assert all(p.runs > 0 for p in result.phases) and result.edges_covered > 0
+    assert len(result.properties) >= 30
+
+
+CASES = [(m.name, p, m.catches) for m in all_mutants() for p in m.profiles]
+
+
+@pytest.mark.parametrize("mutant,profile,catches", CASES, ids=[f"{m}-{p}" for m, p, _ in CASES])
+def test_every_mutant_is_killed_by_the_property_it_names(mutant: str, profile: str, catches: tuple[str, ...]) -> None:
+    result = run_gate(profile, mutant, KILL)
+    assert result.found is not None, f"mutant {mutant} survived the gate on {profile}"
+    assert result.found.violation.property in catches, (result.found.violation.property, result.found.also)
+    trace = result.found.trace
+    assert trace.mutant == mutant and trace.violation is not None
+    if not trace.meta.get("raising_action"):
+        replay(trace)   # the shrunk counterexample re-executes bit for bit
+
+
+def _args(tmp: Path, **kw: object) -> argparse.Namespace:
+    base = dict(profile=None, mutant=None, budget=SMALL * 2, seed=0, out=tmp, list_mutants=False)
+    base.update(kw)
+    return argparse.Namespace(**base)
+
+
+def test_a_mutant_run_is_deterministic_down_to_the_report_bytes(tmp_path: Path) -> None:
+    outputs = []
+    out = tmp_path / "out"
+    for run in ("a", "b"):
+        shutil.rmtree(out, ignore_errors=True)
+        with open(tmp_path / f"{run}.txt", "w") as log:
+            code = check_cmd.run(_args(out, mutant="store-callback-ignores-generation", profile="0.10.0"),
+                                 Console(file=log, width=200))
+        assert code == 1
+        outputs.append({p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
+    assert outputs[0] == outputs[1]
+    names = {p.name for p in outputs[0]}
+    assert {"report.md", "report.html", "violation.json", "counterexample.json", "run.json", "junit.xml"} <= names
+    assert any(n.startswith("test_store_callback_generation_guard") for n in names)
+
+
+def test_reference_run_writes_passing_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", "--profile", "3.9", "--budget", "20", "--out", str(tmp_path)])
+    assert code == 0
+    junit = (tmp_path / "3.9" / "junit.xml").read_text()
+    assert 'failures="0"' in junit and "delayed-join-completes-only-when-all-rejoined" in junit
+    assert "PASS" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("argv,needle", [
+    (["check", "--budget", "0"], "--budget must be positive"),
+    (["check", "--mutant", "nope"], "unknown mutant 'nope'"),
+    (["check", "--profile", "1.0"], "unknown profile '1.0'"),
+    (["check", "--mutant", "initial-delay-ends-early", "--profile", "0.10.0"], "applies to profile(s) 3.9"),
+])
+def test_bad_usage_exits_2_with_one_sentence(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("kgc: error: ") and needle in err and len(err.splitlines()) == 1
+
+
+def test_list_mutants(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "--list-mutants"]) == 0
+    out = capsys.readouterr().out
+    assert all(m.name in out for m in all_mutants())

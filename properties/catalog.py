@@ -39,6 +39,7 @@ PROPERTY_MODULES = (
     "properties.concrete_requests",
     "properties.concrete_liveness",
     "properties.witnesses",
+    "properties.abstract",
 )
 
 Witness = dict[str, Any]

@@ -1,0 +1,208 @@
+"""model/rules.py over Z3 terms, rule by rule (same names, same order of effects).
+
+Each function mirrors the model function of the same name; read them side by side (steps.py
+does the same for model/step.py). Differences of form, not of meaning:
+(1) A loop over members becomes one bulk update (``SW.bulk``), because members are an
+    uninterpreted sort; per-member nondeterminism inside such a loop (E0's same-millisecond
+    reschedule) becomes a choice *field*: one free Boolean per member.
+(2) Sequential removals with "any remaining member becomes leader" become one bulk removal and one
+    choice among the survivors: removing the leader and re-choosing whenever the chosen one is
+    removed later ends on any survivor — the set the model's loop produces (given at most one
+    leader, which the proof set includes).
+(3) A few branches whose arms differ only in data are data: the leadership hand-over, the leader
+    flag of an added member, the DelayedSync settling, the E0 reschedule (a free choice instead of
+    two successors). Fewer paths; the same successor sets (tests/test_z3_encoding.py).
+Profile switches are read from ``ModelProfile`` exactly where the model reads them.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+import z3
+
+from model.profiles import ModelProfile
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, COMPLETING, EMPTY,
+                         INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING)
+from properties.z3.domain import GROUP, JOIN_OP, KIND, STATUS, WATCH, Expr
+from properties.z3.encoding import Terms
+from properties.z3.symbolic import SW, Ws
+
+TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
+W0, W1, WMANY = WATCH[0], WATCH[1], WATCH[MANY]
+
+
+def each(ws: Ws, fn: Callable[[SW], Ws]) -> Ws:
+    return [y for x in ws for y in fn(x)]
+
+
+def leave_completing(w: SW) -> None:
+    """The store callback's guard fails from now on: appends of this generation become no-ops."""
+    w.appends = w.appends.map(lambda k: z3.If(k == KIND[APPEND_CURRENT], KIND[APPEND_STALE], k))
+
+
+def exists_member(w: Terms) -> Expr:
+    return w.exists(w.is_member)
+
+
+# -- liveness ------------------------------------------------------------------------------------
+def _rescheduled(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, watch: Expr, choice: Expr | None) -> Expr:
+    """The watch after completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6), as a term."""
+    awaiting = z3.Or(aj, as_)
+    if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
+        return z3.If(z3.Or(is_new, z3.Not(awaiting)), W1, W0)
+    assert choice is not None
+    # E0: awaiting → all complete; none live → one; else older ops survive iff in the same millisecond
+    return z3.If(awaiting, W0, z3.If(watch == W0, W1, z3.If(choice, W1, WMANY)))
+
+
+def reschedule(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    choice = None if p.satisfied_flag else w.ctx.choose(z3.BoolSort())
+    w.set(i, watch=_rescheduled(p, w.get("awaiting_join", i), w.get("awaiting_sync", i), w.get("is_new", i),
+                                w.get("watch", i), choice))
+    return [w]
+
+
+def resync_all(p: ModelProfile, w: SW) -> None:
+    """for each member awaiting sync: clear awaiting_sync, then reschedule (prepare, _store)."""
+    b = w.snapshot()
+    choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
+
+    def sel(x: Expr) -> Expr:
+        return z3.And(b.is_member(x), b.get("awaiting_sync", x))
+    w.bulk("watch", lambda x: z3.If(sel(x), _rescheduled(p, b.get("awaiting_join", x), FALSE, b.get("is_new", x),
+                                                         b.get("watch", x), _pick(w, choice, x)), b.get("watch", x)))
+    w.bulk("awaiting_sync", lambda x: z3.If(sel(x), FALSE, b.get("awaiting_sync", x)))
+
+
+def _pick(w: SW, choice: object, x: Expr) -> Expr | None:
+    return None if choice is None else w.dom.get(choice, x)   # type: ignore[arg-type]
+
+
+def remove(w: SW, i: Expr, complete_ops: bool) -> Ws:
+    """group.remove: the slot empties; a removed leader is replaced by any remaining member."""
+    was_leader = w.get("leader", i)
+    w.set(i, status=STATUS[ABSENT], leader=FALSE, awaiting_join=FALSE, awaiting_sync=FALSE, is_new=FALSE,
+          pending_sync=FALSE, watch=W0 if complete_ops else w.get("watch", i))
+    _hand_over_leadership(w, was_leader)
+    return [w]
+
+
+def remove_where(w: SW, sel: Callable[[Terms, Expr], Expr], complete_ops: bool) -> Ws:
+    """remove() of every member with ``sel`` (decided on the state before the first removal)."""
+    b = w.snapshot()
+    leader_gone = b.exists(lambda x: z3.And(sel(b, x), b.get("leader", x)))
+    for f, free in (("status", STATUS[ABSENT]), ("leader", FALSE), ("awaiting_join", FALSE),
+                    ("awaiting_sync", FALSE), ("is_new", FALSE), ("pending_sync", FALSE)):
+        w.bulk(f, lambda x, f=f, free=free: z3.If(sel(b, x), free, b.get(f, x)))   # type: ignore[misc]
+    if complete_ops:
+        w.bulk("watch", lambda x: z3.If(sel(b, x), W0, b.get("watch", x)))
+    _hand_over_leadership(w, leader_gone)
+    return [w]
+
+
+def _hand_over_leadership(w: SW, leader_gone: Expr) -> None:
+    """Kafka: members.keys.headOption — any remaining member, or none (model: one successor per member).
+
+    As data, not as a branch: a chosen member ``j`` must be a member whenever the leader left and
+    some member remains, and becomes leader exactly then (no member left: no leader).
+    """
+    j = w.ctx.choose(w.dom.sort)
+    w.guards.append(z3.Implies(z3.And(leader_gone, exists_member(w)), w.is_member(j)))
+    handed = w.dom.put(w.slots["leader"], j, TRUE)
+    w.slots["leader"] = w.dom.ite(z3.And(leader_gone, w.is_member(j)), handed, w.slots["leader"])
+
+
+# -- the join phase ------------------------------------------------------------------------------
+def add_member(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    """addMemberAndRebalance (SPEC.md §3.1)."""
+    if p.initial_delay and w.holds(w.is_group(PREPARING)) and w.holds(w.fresh):
+        w.nma = TRUE
+    leader = z3.Not(exists_member(w))   # the first member becomes leader
+    w.set(i, status=STATUS[MEMBER], awaiting_join=TRUE, is_new=z3.BoolVal(p.new_member_timeout), leader=leader)
+    ws = reschedule(p, w, i) if p.new_member_timeout else [w.set(i, watch=W0)]
+    return each(ws, lambda x: maybe_prepare(p, x))
+
+
+def maybe_prepare(p: ModelProfile, w: SW) -> Ws:
+    return prepare(p, w) if w.holds(w.is_group(*sorted(p.previous[PREPARING]))) else [w]
+
+
+def prepare(p: ModelProfile, w: SW) -> Ws:
+    """prepareRebalance: parked SyncGroups get REBALANCE_IN_PROGRESS; a DelayedJoin is armed and tried."""
+    if w.holds(w.is_group(COMPLETING)):
+        leave_completing(w)
+        resync_all(p, w)
+    return _arm_join(p, w)
+
+
+def _arm_join(p: ModelProfile, w: SW) -> Ws:
+    initial = p.initial_delay and w.holds(w.is_group(EMPTY))
+    if p.delayed_sync:
+        w.sync_op = FALSE
+        w.fill("pending_sync", FALSE)
+    w.group = GROUP[PREPARING]
+    if initial and w.holds(w.voc.initial_delay):
+        w.join_op = JOIN_OP[INITIAL_JOIN]
+        return [w]
+    if initial:   # a zero delay fires at creation; an extension of delay 0 fires too, then the join completes
+        w.nma = FALSE
+        return complete_join(p, w)
+    w.join_op = JOIN_OP[JOIN]
+    if not w.holds(exists_member(w)):   # the rebalance timeout of no members is 0: the op fires at creation
+        return complete_join(p, w)
+    return check_join(p, w)
+
+
+def _all_joined(p: ModelProfile, w: SW) -> Expr:
+    joined = w.forall(lambda x: z3.Implies(w.is_member(x), w.get("awaiting_join", x)))
+    if not p.pending_members:
+        return joined
+    return z3.And(joined, z3.Not(w.exists(lambda x: w.get("status", x) == STATUS[PENDING])))
+
+
+def check_join(p: ModelProfile, w: SW) -> Ws:
+    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined."""
+    if w.holds(w.is_group(PREPARING)) and w.holds(w.join_op == JOIN_OP[JOIN]) and w.holds(_all_joined(p, w)):
+        return complete_join(p, w)
+    return [w]
+
+
+def complete_join(p: ModelProfile, w: SW) -> Ws:
+    """onCompleteJoin (SPEC.md §4.4): remove members that did not rejoin, then a new generation."""
+    w.join_op = JOIN_OP[NO_JOIN]
+    ws = remove_where(w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))),
+                      complete_ops=p.removal_completes_ops)
+    return each(ws, lambda x: _next_generation(p, x))
+
+
+def _next_generation(p: ModelProfile, w: SW) -> Ws:
+    leave_completing(w)
+    w.fresh = FALSE
+    has_members = w.holds(exists_member(w))
+    if not has_members and p.emptied_group_dies:   # E0: the group dies and leaves the cache
+        w.group, w.join_op, w.sync_op, w.fresh, w.nma = GROUP[ABSENT_GROUP], JOIN_OP[NO_JOIN], FALSE, TRUE, FALSE
+        for f, free in (("status", STATUS[ABSENT]), ("leader", FALSE), ("awaiting_join", FALSE),
+                        ("awaiting_sync", FALSE), ("is_new", FALSE), ("pending_sync", FALSE), ("watch", W0)):
+            w.fill(f, free)
+        return [w]
+    if not has_members:
+        w.group = GROUP[EMPTY]
+        if w.holds(w.voc.deferred):
+            w.appends = w.appends.push(KIND[APPEND_EMPTY])   # the empty-group record; its callback only logs
+        return [w]
+    w.group = GROUP[COMPLETING]
+    _answer_join_all(p, w)
+    if p.delayed_sync:
+        w.sync_op = TRUE
+    return [w]
+
+
+def _answer_join_all(p: ModelProfile, w: SW) -> None:
+    """_answer_join for every member: join response, reschedule with the session timeout, clear isNew."""
+    b = w.snapshot()
+    choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
+    w.bulk("watch", lambda x: z3.If(b.is_member(x), _rescheduled(p, FALSE, b.get("awaiting_sync", x),
+                                                                  b.get("is_new", x), b.get("watch", x),
+                                                                  _pick(w, choice, x)), b.get("watch", x)))
+    for f, value in (("awaiting_join", FALSE), ("pending_sync", z3.BoolVal(p.delayed_sync)), ("is_new", FALSE)):
+        w.bulk(f, lambda x, f=f, value=value: z3.If(b.is_member(x), value, b.get(f, x)))   # type: ignore[misc]

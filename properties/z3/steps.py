@@ -1,0 +1,272 @@
+"""model/step.py over Z3 terms: one transition formula per abstract action kind.
+
+``branches(profile, voc, kind, arg, m)`` runs the symbolic step of one action kind (acting member
+``m`` for slot actions) on a declared pre-state and returns its paths; ``transition(...)`` turns
+them into the formula T_a(v, v') = ∨ (guard ∧ v' = post), with the choices left free. The enabling
+condition of ``model.step.enabled`` is the first guard of every path (a disabled action has no
+successor), and a successor with more appends than the vocabulary's bound is cut off, as in
+``model.step.step``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import z3
+
+from model.profiles import ModelProfile, get_model_profile
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, INITIAL_JOIN, MEMBER,
+                         NO_JOIN, PENDING, PREPARING, STABLE)
+from properties.z3.domain import GROUP, JOIN_OP, KIND, STATUS, Expr
+from properties.z3.encoding import Terms, Vocabulary, equal
+from properties.z3.rules import (FALSE, TRUE, W0, W1, WMANY, add_member, check_join, complete_join, each,
+                                 leave_completing, maybe_prepare, prepare, remove, remove_where, reschedule,
+                                 resync_all)
+from properties.z3.symbolic import SW, Branch, Ctx, Ws, explore
+
+
+def _join_new(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    if w.holds(w.is_group(ABSENT_GROUP)):
+        w.group, w.fresh, w.nma = GROUP[p.created_state], TRUE, FALSE
+    return each(add_member(p, w, i), lambda x: check_join(p, x))
+
+
+def _join_new_pending(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    if w.holds(w.is_group(ABSENT_GROUP)):
+        w.group, w.fresh, w.nma = GROUP[p.created_state], TRUE, FALSE
+    return [w.set(i, status=STATUS[PENDING], watch=W1)]   # its pending-member expiration is armed
+
+
+def _join_known(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    if w.holds(w.get("status", i) == STATUS[PENDING]):
+        return each(add_member(p, w, i), lambda x: check_join(p, x))
+    if w.holds(w.is_group(PREPARING)):
+        return check_join(p, w.set(i, awaiting_join=TRUE))
+    if w.holds(w.is_group(STABLE)) and w.holds(w.get("leader", i)):   # the leader's JoinGroup always rebalances
+        return each(prepare(p, w.set(i, awaiting_join=TRUE)), lambda x: check_join(p, x))
+    return [w]   # unchanged metadata in CompletingRebalance/Stable: answered with the current generation
+
+
+def _join_changed(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    """updateMemberAndRebalance: new metadata parks the join and (outside PreparingRebalance) rebalances."""
+    w.set(i, awaiting_join=TRUE)
+    ws = [w] if w.holds(w.is_group(PREPARING)) else prepare(p, w)
+    return each(ws, lambda x: check_join(p, x))
+
+
+def _sync(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    if w.holds(w.is_group(COMPLETING)):
+        w.set(i, awaiting_sync=TRUE, pending_sync=FALSE)
+        _settle_sync_op(w)
+        ws = reschedule(p, w, i) if p.sync_park_reschedules else [w]
+        if w.holds(w.get("leader", i)):
+            ws = each(ws, lambda x: _append(p, x))
+        return ws
+    if w.holds(w.is_group(STABLE)):
+        w.set(i, pending_sync=FALSE)
+        _settle_sync_op(w)
+        return reschedule(p, w, i)
+    return [w]   # PreparingRebalance: REBALANCE_IN_PROGRESS
+
+
+def _settle_sync_op(w: SW) -> None:
+    """A SyncGroup re-checks GroupSyncKey: the DelayedSync completes once everyone synced."""
+    w.sync_op = z3.And(w.sync_op, w.exists(lambda x: w.get("pending_sync", x)))
+
+
+def _append(p: ModelProfile, w: SW) -> Ws:
+    if w.holds(w.voc.deferred):
+        w.appends = w.appends.push(KIND[APPEND_CURRENT])
+        return [w]
+    return _store(p, w, ok=True)
+
+
+def _store(p: ModelProfile, w: SW, ok: bool) -> Ws:
+    """The store callback of an append for the current generation (still CompletingRebalance)."""
+    resync_all(p, w)
+    if ok:
+        leave_completing(w)
+        w.group = GROUP[STABLE]
+        return [w]
+    return maybe_prepare(p, w)
+
+
+def _liveness(resets: Callable[[ModelProfile], frozenset[str]]) -> Callable[[ModelProfile, SW, Expr], Ws]:
+    def handle(p: ModelProfile, w: SW, i: Expr) -> Ws:
+        return reschedule(p, w, i) if w.holds(w.is_group(*sorted(resets(p)))) else [w]
+    return handle
+
+
+def _leave(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    if w.holds(w.get("status", i) == STATUS[PENDING]):
+        w.set(i, status=STATUS[ABSENT], watch=W0)
+        return check_join(p, w)
+    return each(remove(w, i, complete_ops=True), lambda x: _after_removal(p, x))
+
+
+def _after_removal(p: ModelProfile, w: SW) -> Ws:
+    """removeMemberAndUpdateGroup / onMemberFailure: rebalance, or re-check the join phase."""
+    if w.holds(w.is_group(STABLE, COMPLETING)):
+        return maybe_prepare(p, w)
+    return check_join(p, w)
+
+
+def _expire_heartbeat(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    if w.holds(w.get("watch", i) == W1):
+        ws = [w.set(i, watch=W0)]
+    else:
+        ws = [w.copy().set(i, watch=W1), w.set(i, watch=WMANY)]
+    return each(ws, lambda x: _on_expire(p, x, i))
+
+
+def _on_expire(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    status = w.get("status", i)
+    if w.holds(status == STATUS[PENDING]):
+        w.set(i, status=STATUS[ABSENT])
+        return check_join(p, w)
+    if w.holds(status == STATUS[ABSENT]):   # E0: an op that outlived its member still runs onMemberFailure
+        return _after_removal(p, w)
+    awaiting = z3.Or(w.get("awaiting_join", i), w.get("awaiting_sync", i))
+    keep = z3.And(awaiting, z3.Not(z3.And(z3.BoolVal(p.satisfied_flag), w.get("is_new", i))))
+    if w.holds(keep):
+        return [w]
+    return each(remove(w, i, complete_ops=p.removal_completes_ops), lambda x: _after_removal(p, x))
+
+
+def _expire_join(p: ModelProfile, w: SW) -> Ws:
+    if w.holds(w.join_op == JOIN_OP[INITIAL_JOIN]) and w.holds(w.nma):   # extend while new members keep arriving
+        extended = w.copy()
+        extended.nma = FALSE
+        return [extended] + complete_join(p, w)
+    return complete_join(p, w)
+
+
+def _expire_sync(p: ModelProfile, w: SW) -> Ws:
+    w.sync_op = FALSE
+
+    def laggard(b: Terms, x: Expr) -> Expr:   # members that never sent SyncGroup within the rebalance timeout
+        return z3.And(b.is_member(x), b.get("pending_sync", x))
+    if not w.holds(w.is_group(COMPLETING, STABLE)) or not w.holds(w.exists(lambda x: laggard(w, x))):
+        return [w]
+    return each(remove_where(w, laggard, complete_ops=True), lambda x: prepare(p, x))
+
+
+def _simple_commit(p: ModelProfile, w: SW) -> Ws:
+    """A generation -1 commit to an absent group creates it Empty (2.x+); otherwise nothing changes."""
+    if p.commit_creates_group and w.holds(w.is_group(ABSENT_GROUP)):
+        w.group, w.fresh, w.nma = GROUP[EMPTY], TRUE, FALSE
+    return [w]
+
+
+def _complete_append(p: ModelProfile, w: SW, ok: bool) -> Ws:
+    kind, w.appends = w.appends.pop()
+    return _store(p, w, ok) if w.holds(kind == KIND[APPEND_CURRENT]) else [w]
+
+
+SLOT_ACTIONS: dict[str, Callable[[ModelProfile, SW, Expr], Ws]] = {
+    "JoinGroup/new": _join_new, "JoinGroup/new-pending": _join_new_pending, "JoinGroup/known": _join_known,
+    "JoinGroup/changed": _join_changed,
+    "SyncGroup": _sync, "Heartbeat": _liveness(lambda p: p.heartbeat_resets),
+    "OffsetCommit": _liveness(lambda p: p.commit_resets), "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
+}
+GROUP_ACTIONS: dict[tuple[str, str], Callable[[ModelProfile, SW], Ws]] = {
+    ("ExpireJoin", ""): _expire_join, ("ExpireSync", ""): _expire_sync,
+    ("CompleteAppend", "ok"): lambda p, w: _complete_append(p, w, True),
+    ("CompleteAppend", "error"): lambda p, w: _complete_append(p, w, False),
+    ("OffsetCommit/simple", ""): _simple_commit,
+}
+#: every abstract action kind, as (kind, arg): slot actions first, in model.step's order
+ACTION_KINDS: tuple[tuple[str, str], ...] = tuple((k, "") for k in SLOT_ACTIONS) + tuple(GROUP_ACTIONS)
+
+
+def enabled(p: ModelProfile, w: Terms, kind: str, arg: str, i: Expr | None) -> Expr:
+    """model.step.enabled for one action kind (free slots are not told apart: symmetry is the caller's)."""
+    if i is not None:
+        status, watch = w.get("status", i), w.get("watch", i)
+        free = z3.And(status == STATUS[ABSENT], watch == W0)
+        return {"JoinGroup/new": free, "JoinGroup/new-pending": z3.And(z3.BoolVal(p.pending_members), free),
+                "JoinGroup/known": z3.Or(status == STATUS[PENDING], status == STATUS[MEMBER]),
+                "LeaveGroup": z3.Or(status == STATUS[PENDING], status == STATUS[MEMBER]),
+                "ExpireHeartbeat": z3.And(watch != W0, z3.Not(w.is_group(ABSENT_GROUP)))
+                }.get(kind, status == STATUS[MEMBER])
+    return {"ExpireJoin": w.join_op != JOIN_OP[NO_JOIN], "ExpireSync": w.sync_op,
+            "CompleteAppend": w.appends.n > 0,
+            "OffsetCommit/simple": z3.And(z3.BoolVal(p.commit_creates_group), w.is_group(ABSENT_GROUP))}[kind]
+
+
+@dataclass(frozen=True)
+class Branches:
+    """The paths of one action kind from the declared pre-state ``pre`` (acting member ``m``)."""
+
+    profile: str
+    kind: str
+    arg: str
+    pre: Terms
+    m: Expr | None
+    paths: tuple[Branch, ...]
+
+    @property
+    def choices(self) -> tuple[Expr, ...]:
+        seen: dict[int, Expr] = {}
+        for _, _, cs in self.paths:
+            seen.update((c.get_id(), c) for c in cs)
+        return tuple(seen.values())
+
+
+_CACHE: dict[tuple[object, ...], Branches] = {}
+
+
+def branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, arg: str = "", m: Expr | None = None,
+             pre: Terms | None = None) -> Branches:
+    """Symbolically execute one action kind from ``pre`` (default: the declared state ``pre``)."""
+    p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
+    slot_action = kind in SLOT_ACTIONS
+    if (kind, arg) not in ACTION_KINDS:
+        raise ValueError(f"unknown abstract action {kind}[{arg}]")
+    pre = pre if pre is not None else voc.state("pre")
+    m = (m if m is not None else voc.dom.member("m")) if slot_action else None
+    key = (repr(p), voc.key, kind, arg, None if m is None else m.get_id(), pre.group.get_id())
+    if key in _CACHE:
+        return _CACHE[key]
+
+    def run(ctx: Ctx) -> Ws:
+        w = SW(pre, ctx)
+        if not w.holds(enabled(p, w, kind, arg, m)):
+            return []
+        return SLOT_ACTIONS[kind](p, w, m) if m is not None else GROUP_ACTIONS[(kind, arg)](p, w)
+    paths = []
+    atoms = [pre.group, pre.join_op, pre.sync_op, pre.fresh, pre.nma, voc.deferred, voc.initial_delay]
+    atoms = [a for a in atoms if not z3.is_true(a) and not z3.is_false(a)]
+    if m is not None:
+        atoms += [pre.get(f, m) for f in pre.slots]
+    for guard, post, choices in explore(run, atoms):
+        if voc.max_appends is not None:   # model.step: successors with more appends than the scope allows are cut
+            guard = z3.And(guard, post.appends.n <= voc.max_appends)
+        paths.append((guard, post, choices))
+    out = Branches(p.name, kind, arg, pre, m, tuple(paths))
+    _CACHE[key] = out
+    return out
+
+
+_BODIES: dict[int, tuple[Branches, Terms, Expr]] = {}
+
+
+def transition(b: Branches, v: Terms, v2: Terms, m: Expr | None = None, tag: str = "") -> Expr:
+    """T_a(v, v'): some path of ``b`` is taken from ``v`` (acting member ``m``) and ends in ``v2``.
+
+    Built once per ``b`` over its own pre-state and a declared post-state, then renamed by
+    substitution (one native call), so an unrolling of many steps stays cheap. ``tag`` renames the
+    choice constants (each step of an unrolling makes its own choices)."""
+    hit = _BODIES.get(id(b))
+    if hit is None:
+        post_vars = b.pre.voc.state("post!")
+        body = z3.Or([z3.And(guard, equal(post_vars, post)) for guard, post, _ in b.paths])
+        hit = _BODIES[id(b)] = (b, post_vars, body)
+    _, post_vars, body = hit
+    pairs = zip(b.pre.leaves() + post_vars.leaves(), v.leaves() + v2.leaves(), strict=True)
+    subst = [(a, c) for a, c in pairs if not a.eq(c)]
+    if b.m is not None and m is not None and not b.m.eq(m):
+        subst.append((b.m, m))
+    if tag:
+        subst += [(c, z3.Const(f"{tag}.{c}", c.sort())) for c in b.choices]
+    return z3.substitute(body, *subst) if subst else body

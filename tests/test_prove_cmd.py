@@ -1,0 +1,56 @@
+"""`kgc prove`: the table, the verdict and the exit status; bad arguments are one sentence and exit 2."""
+from __future__ import annotations
+
+import argparse
+
+import pytest
+from rich.console import Console
+
+from kgc import prove_cmd
+
+
+def run(*argv: str) -> tuple[int, str]:
+    parser = argparse.ArgumentParser(prog="kgc")
+    prove_cmd.add_parser(parser.add_subparsers(dest="command"))
+    console = Console(record=True, width=200)
+    code = prove_cmd.run(parser.parse_args(["prove", *argv]), console)
+    return code, console.export_text()
+
+
+def test_prove_on_one_profile_proves_everything_and_reports_the_findings() -> None:
+    code, out = run("--profile", "0.10.0")
+    assert code == 0
+    assert "model-idle-member-has-liveness-watch" in out and "proved (strengthening)" in out
+    assert "finding model-removed-member-leaves-no-liveness-op on 0.10.0: KAFKA-7196" in out
+    assert "  3  ExpireJoin" in out   # the finding's BMC trace, one action per line
+    assert "all proved: 16 proved, 2 known finding(s), 0 not proved" in out
+
+
+def test_bmc_reports_each_invariant_and_the_known_findings_do_not_fail_it() -> None:
+    code, out = run("--profile", "0.10.0", "--bmc", "3", "--members", "2")
+    assert code == 0
+    assert "holds to depth 3" in out and "violated at depth 3 (known finding)" in out
+    assert "model-removed-member-leaves-no-liveness-op on 0.10.0, violated after 3 steps:" in out
+
+
+def test_a_not_proved_invariant_fails_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    from properties.z3 import rules, steps
+    monkeypatch.setattr(rules, "_hand_over_leadership", lambda w, gone: None)
+    monkeypatch.setattr(steps, "_CACHE", {})
+    code, out = run("--profile", "0.10.0")
+    assert code == 1
+    assert "not-inductive model-leader-exists-iff-a-member-exists on 0.10.0 — broken by" in out
+    assert "counterexample to induction:" in out and "  pre   " in out
+
+
+@pytest.mark.parametrize(("argv", "message"), [
+    (["--profile", "2.4"], "unknown profile '2.4'; known profiles: 0.10.0, 3.9."),
+    (["--bmc", "-1"], "--bmc needs a depth from 0 to 40, not -1."),
+    (["--members", "2"], "--members applies to bounded model checking only: add --bmc K."),
+    (["--bmc", "2", "--members", "9"], "--members must be 1 to 5, not 9."),
+])
+def test_bad_arguments_are_one_sentence_and_exit_2(argv: list[str], message: str,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code, _ = run(*argv)
+    assert code == 2
+    assert capsys.readouterr().err == f"kgc: error: {message}\n"

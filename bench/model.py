@@ -6,8 +6,8 @@ Figures, per profile and member-slot count (default scope flags: deferred append
 max_appends 2):
   graph      build time, states, edges, states/s and edges/s of model.graph.build
   analysis   time of each analysis in model.analysis on that graph, and of analyse() as a whole
-The Z3 half of the model bench (proof and BMC times) is added by properties/z3/: it fills the
-"z3" key through ``z3_figures`` below, which returns None until then.
+  z3         the Z3 proof of the abstract invariants (members uninterpreted): total and per-invariant
+             seconds with each verdict (BMC times: bench/prove.py)
 """
 from __future__ import annotations
 
@@ -52,8 +52,12 @@ def graph_figures(profile: str, members: int, repeat: int) -> dict[str, Any]:
 
 
 def z3_figures(profile: str) -> dict[str, Any] | None:
-    """Hook for the Z3 half of this bench (properties/z3/ fills it in); None until it exists."""
-    return None
+    """Proof time of every abstract invariant of ``profile`` (kgc prove), per invariant and in total."""
+    from properties.z3.prove import prove
+    start = time.perf_counter()
+    results = prove(profile)
+    return {"prove_s": round(time.perf_counter() - start, 2),
+            "per_invariant_s": {r.invariant: {"status": r.status, "seconds": round(r.seconds, 3)} for r in results}}
 
 
 def main() -> None:

@@ -67,7 +67,7 @@ def test_0_10_0_dead_to_dead_on_expiry() -> None:
     script = (("member_id", 0), ("call", 0, "JoinGroup"), ("call", 0, "SyncGroup"), ("member_id", 1),
               ("request", 1, "JoinGroup"), ("do", Action("UnloadGroup")), ("wait", 11000))
     prop = CATALOG["no-illegal-state-error"]
-    old = run_script("0.10.0", UNLOAD, script, clients=2, props=for_profile("0.10.0") + (prop,))
+    old = run_script("0.10.0", UNLOAD, script, clients=2, props=for_profile("0.10.0", level="concrete") + (prop,))
     found = [v for v in old.checker.violations if v.property == prop.name]
     assert found and "before moving to Dead, but it is Dead" in found[0].witness["last_error"]
     expiry = old.world.steps[found[0].step]

@@ -15,7 +15,7 @@ SCRIPT_CASES = [(name, p) for name, s in WITNESS_SCRIPTS.items() for p in s.prof
 
 
 def witnesses(profile: str) -> set[str]:
-    return {p.name for p in for_profile(profile, kind="sometimes")}
+    return {p.name for p in for_profile(profile, level="concrete", kind="sometimes")}
 
 
 @pytest.mark.parametrize("name,profile", SCRIPT_CASES)
@@ -45,4 +45,4 @@ def test_a_witness_is_not_reached_by_a_run_that_cannot_reach_it() -> None:
     checker, _ = walk("3.9", "steady", "java", seed=1, steps=0)
     assert checker.seen == {}
     obs = checker.obs
-    assert not any(p.check(obs) for p in for_profile("3.9", kind="sometimes"))
+    assert not any(p.check(obs) for p in for_profile("3.9", level="concrete", kind="sometimes"))

@@ -14,7 +14,7 @@ from typing import Callable, Mapping
 
 from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, FREE, INITIAL_JOIN, MEMBER, NO_JOIN,
                          PENDING, PREPARING, STABLE, State)
-from properties.catalog import Property, always, for_profile, sometimes
+from properties.catalog import Property, always, for_profile
 
 Witness = dict[str, object]
 Predicate = Callable[[State], "Witness | None"]
@@ -119,6 +119,17 @@ def initial_join_from_empty(s: State) -> Witness | None:
                   join_op=s.join_op)
 
 
+@invariant("model-initial-join-extends-only-in-generation-0",
+           claim="An InitialDelayedJoin can be extended (newMemberAdded set) only while the group has never "
+                 "completed a rebalance (generation 0).",
+           source="SPEC.md §4.5 (newMemberAdded is only set at generation 0, so an Empty group that has "
+                  "rebalanced before waits exactly D once)", applies_to=(E5,))
+def initial_join_extends_only_at_generation_0(s: State) -> Witness | None:
+    if s.join_op == INITIAL_JOIN and s.new_member_added and not s.fresh:
+        return {"join_op": s.join_op, "new_member_added": True, "generation_0": False}
+    return None
+
+
 @invariant("model-delayed-sync-armed-only-after-join",
            claim="A DelayedSync is armed only while the group is CompletingRebalance or Stable.",
            source="SPEC.md §4.8 (KAFKA-12890)", applies_to=(E5,))
@@ -211,13 +222,6 @@ def no_orphan_watch(s: State) -> Witness | None:
     return _first(s, lambda i: s.slots[i].status == ABSENT and s.slots[i].watch > 0)
 
 
-@sometimes("model-stale-liveness-op-outlives-its-member", level="abstract", applies_to=(E0,),
-           claim="A removed member's DelayedHeartbeat can still be live (and later runs onMemberFailure).",
-           source="KAFKA-7196 (fixed in 2.2; the 0.10.0 profile keeps the op)")
-def orphan_watch_reached(s: State) -> Witness | None:
-    return no_orphan_watch(s)
-
-
 # -- the proof's bookkeeping -----------------------------------------------------------------------
 #: claims added because the inductive proof needs them (each is also a protocol fact with a source):
 #: without one of them some other claim is not inductive (pinned by tests/test_z3_prove.py)
@@ -235,6 +239,11 @@ FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({
     ("model-removed-member-leaves-no-liveness-op", E0):
         "KAFKA-7196 (fixed in 2.2): removing a member does not complete its DelayedHeartbeat, so a member "
         "removed by a join that it missed keeps a live expiration that later runs onMemberFailure",
+    ("model-initial-join-extends-only-in-generation-0", E5):
+        "newMemberAdded is cleared only when an InitialDelayedJoin extends; one that completes with no time "
+        "left (remaining = 0) leaves it set, the flag survives the new generation, and when the group later "
+        "empties and a member joins, the next InitialDelayedJoin (generation > 0) sees the stale flag and may "
+        "extend once — SPEC.md §4.5's derived 'waits exactly D once' does not hold in the model",
     ("model-at-most-one-liveness-op-per-slot", E0):
         "0.10.0 deadline arithmetic (SPEC.md §2): a reschedule in the same millisecond as the previous one leaves "
         "the older DelayedHeartbeat live (its deadline is not strictly passed), so a member can hold two",

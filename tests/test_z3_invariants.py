@@ -62,6 +62,9 @@ BROKEN: dict[str, State] = {
     "model-join-op-armed-iff-preparing-rebalance": _state(STABLE, LEADER, join_op="join"),
     "model-initial-join-only-while-every-member-is-new":
         _state(PREPARING, Slot(MEMBER, leader=True, awaiting_join=True, watch=1), join_op="initial"),
+    "model-initial-join-extends-only-in-generation-0":
+        _state(PREPARING, Slot(MEMBER, leader=True, awaiting_join=True, is_new=True, watch=1), join_op="initial",
+               new_member_added=True),
     "model-delayed-sync-armed-only-after-join": _state(PREPARING, LEADER, join_op="join", sync_op=True),
     "model-pending-sync-only-for-members-after-join":
         _state(PREPARING, Slot(MEMBER, leader=True, pending_sync=True), join_op="join"),

@@ -69,7 +69,10 @@ def _moves(p: ModelProfile, voc: Vocabulary) -> list[tuple[AbstractAction, Branc
 
 def bmc(profile: str | ModelProfile, members: int = 3, depth: int = 10, names: list[str] | None = None,
         scope: Scope | None = None) -> BmcResult:
-    """Check ``names`` (default: every abstract invariant of the profile) at depths 0..``depth``."""
+    """Check ``names`` (default: every abstract invariant of the profile) at depths 0..``depth``.
+
+    ``scope`` (default ``Scope(members=members)``, the graph's defaults otherwise) fixes the slots,
+    the append bound and the scope flags, so a violation's depth is its BFS depth in that graph."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     scope = scope or Scope(members=members)
     if names is None:
@@ -91,7 +94,10 @@ def bmc(profile: str | ModelProfile, members: int = 3, depth: int = 10, names: l
         while remaining:
             s.push()
             s.add(z3.Or([z3.Not(TWINS[n](states[d])) for n in remaining]))
-            if s.check() != z3.sat:
+            verdict = s.check()
+            if verdict == z3.unknown:   # quantifier-free and finite: only a resource limit gets here
+                raise RuntimeError(f"Z3 gave no answer at depth {d}: {s.reason_unknown()}")
+            if verdict == z3.unsat:
                 s.pop()
                 # every state reachable in d steps satisfies these: say so, it prunes the deeper searches a lot
                 s.add(*[TWINS[n](states[d]) for n in remaining])

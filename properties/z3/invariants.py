@@ -20,6 +20,7 @@ TWINS: dict[str, Twin] = {}
 
 
 def twin(name: str) -> Callable[[Twin], Twin]:
+    """Register the Z3 formula of the abstract invariant ``name``."""
     def register(fn: Twin) -> Twin:
         if name in TWINS:
             raise ValueError(f"Z3 twin {name!r} is defined twice")
@@ -87,6 +88,11 @@ def _initial_join(v: Terms) -> Expr:
         v.is_member(x), z3.And(v.get("is_new", x), v.get("awaiting_join", x)))))
 
 
+@twin("model-initial-join-extends-only-in-generation-0")
+def _extends_at_generation_0(v: Terms) -> Expr:
+    return z3.Not(z3.And(v.join_op == JOIN_OP[INITIAL_JOIN], v.nma, z3.Not(v.fresh)))
+
+
 @twin("model-delayed-sync-armed-only-after-join")
 def _sync_op(v: Terms) -> Expr:
     return z3.Implies(v.sync_op, v.is_group(COMPLETING, STABLE))
@@ -152,7 +158,7 @@ def _no_orphan_watch(v: Terms) -> Expr:
     return v.forall(lambda x: z3.Implies(_status(v, x, ABSENT), v.get("watch", x) == WATCH[0]))
 
 
-
+# -- the formulas on one explicit state ------------------------------------------------------------
 _COPIES: dict[tuple[int, int], Terms] = {}
 _FORMULAS: dict[tuple[str, int, int], Expr] = {}
 

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib
 import re
+from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
@@ -66,7 +67,7 @@ class Property:
         return profile in self.applies_to
 
 
-class Monitor:
+class Monitor(ABC):
     """Base of eventually_within monitors: subclasses implement ``reset`` and ``_observe``."""
 
     name = ""
@@ -76,11 +77,12 @@ class Monitor:
         self.witness: Witness = {}
         self.reset()
 
-    def reset(self) -> None:
+    def reset(self) -> None:   # noqa: B027 — a default hook: monitors without run state need not override it
         """Forget everything seen (a new run starts)."""
 
+    @abstractmethod
     def _observe(self, before: Any, step: Any, after: Any) -> Witness | None:
-        raise NotImplementedError
+        """The witness of a violated obligation at this step, or None."""
 
     def observe(self, before: Any, step: Any, after: Any) -> str | None:
         found = self._observe(before, step, after)

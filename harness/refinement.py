@@ -56,18 +56,27 @@ class RefinementChecker:
 
     def verify(self, raw_before: State, action: Action) -> None:
         """Check the step the world just took from the abstract state ``raw_before``."""
-        raw_after = self._abstract()
-        width = max(len(raw_before.slots), len(raw_after.slots)) + 1   # a free slot for a new member
-        before, after = padded(raw_before, width), padded(raw_after, width)
+        before, label, after = model_edge(self.profile, self.world.coord, raw_before, self._abstract())
         self.coverage.steps += 1
         if after == before:
             self.coverage.stutters += 1
             return
-        scope = model_scope(self.world.coord, len(before.slots))
-        edges = [(a, t) for a, t in successors(before, self.profile, scope) if t == after]   # type: ignore[arg-type]
-        if not edges:
+        if label is None:
             raise NonRefiningStep(
                 f"step {len(self.world.steps) - 1} ({action}) is not a model edge on profile {self.world.profile.name}:"
                 f"\n  before {before.short()}\n  after  {after.short()}", before, after, self.world.trace("refinement"))
         self.coverage.states.add(after)
-        self.coverage.edges.add((before, edges[0][0], after))
+        self.coverage.edges.add((before, label, after))
+
+
+def model_edge(rules: object, coord: object, raw_before: State, raw_after: State
+               ) -> tuple[State, AbstractAction | None, State]:
+    """The two abstract states padded to a common width (one free slot for a new member) and the model
+    action between them: None when the model has no such edge (a stutter, before == after, needs none)."""
+    width = max(len(raw_before.slots), len(raw_after.slots)) + 1
+    before, after = padded(raw_before, width), padded(raw_after, width)
+    if after == before:
+        return before, None, after
+    scope = model_scope(coord, len(before.slots))   # type: ignore[arg-type]
+    label = next((a for a, t in successors(before, rules, scope) if t == after), None)   # type: ignore[arg-type]
+    return before, label, after

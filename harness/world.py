@@ -92,6 +92,7 @@ class World:
         self.clients: list[Client] = [CLIENT_KINDS[k](c, 0) for k, c in zip(self.kinds, self.configs, strict=True)]
         self.partition = LOADED
         self.steps: list[Step] = []
+        self.step_digests = True      # each recorded Step carries the world's digest (explorers switch it off)
         self._produced: list[str] | None = None
         self._version = 0                              # bumped by every step/restore
         self._enabled_version = -1
@@ -321,7 +322,8 @@ class World:
         self.steps.append(Step(
             index=len(self.steps), action=action, time_ms=obs["time_ms"], group_state=obs["group_state"],
             generation_id=obs["generation_id"], leader_id=obs["leader_id"], members=obs["members"],
-            responses=tuple(self._produced or ()), digest=self.digest(), events=tuple(self.coord.events)))
+            responses=tuple(self._produced or ()), digest=self.digest() if self.step_digests else "",
+            events=tuple(self.coord.events)))
         self.coord.events.clear()
 
     def digest(self) -> str:

@@ -14,7 +14,7 @@ from core.types import GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
-from kgc import check_cmd, graph_cmd, properties_cmd, prove_cmd
+from kgc import check_cmd, explore_cmd, graph_cmd, properties_cmd, prove_cmd
 from impl.profiles import PROFILES, UnknownProfileError, get_profile
 from reports.terminal import format_ms, print_trace
 
@@ -49,6 +49,7 @@ def _parser() -> argparse.ArgumentParser:
     properties_cmd.add_parser(sub)
     check_cmd.add_parser(sub)
     prove_cmd.add_parser(sub)
+    explore_cmd.add_parser(sub)
     return p
 
 
@@ -154,10 +155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return check_cmd.run(args, console)
         if args.command == "prove":
             return prove_cmd.run(args, console)
+        if args.command == "explore":
+            return explore_cmd.run(args, console)
         parser.print_help()
         return 2
     except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
-            check_cmd.CheckUsageError, prove_cmd.ProveUsageError) as exc:
+            check_cmd.CheckUsageError, prove_cmd.ProveUsageError,
+            explore_cmd.ExploreUsageError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")
         return 2
     except ScenarioError as exc:

@@ -22,6 +22,7 @@ Spark and the reports — all through ``CATALOG`` / ``for_profile``; nobody list
 from __future__ import annotations
 
 import importlib
+import pickle
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -83,6 +84,16 @@ class Monitor(ABC):
     @abstractmethod
     def _observe(self, before: Any, step: Any, after: Any) -> Witness | None:
         """The witness of a violated obligation at this step, or None."""
+
+    def run_state(self) -> bytes:
+        """Everything the monitor remembers of the run so far (not its last witness), as bytes: an
+        explorer that restores a world snapshot restores this alongside it."""
+        return pickle.dumps({k: v for k, v in vars(self).items() if k != "witness"}, protocol=5)
+
+    def set_run_state(self, data: bytes) -> None:
+        """Inverse of ``run_state``."""
+        self.__dict__.update(pickle.loads(data))
+        self.witness = {}
 
     def observe(self, before: Any, step: Any, after: Any) -> str | None:
         found = self._observe(before, step, after)

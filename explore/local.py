@@ -1,0 +1,212 @@
+"""The local engine: breadth-first (shortest counterexamples) and depth-first search over the World.
+
+BFS is level-synchronous, like the Spark engine: level d holds the nodes first reached in d steps,
+in discovery order, which is the lexicographic order of their paths of action indexes — so the
+first counterexample found for a property is the smallest shortest one, the same one Spark picks.
+Deduplication is by 63-bit fingerprint (``explore.space.fingerprint``). With POR a node reached
+several times within one level keeps the intersection of its sleep sets.
+
+Checkpoints: at the end of a level (at most every ``checkpoint_every_s`` seconds, and always at the
+end) the visited fingerprints, the next frontier and every counter are written atomically to
+``<dir>/checkpoint.pkl``; ``resume`` continues from the last one and ends with the same counts.
+
+DFS (``search="dfs"``) is depth-bounded with a node→least-depth table; a node reached again at a
+smaller depth is expanded again, so it visits the same nodes as BFS within the horizon (its edge
+count and its counterexamples are not minimal).
+"""
+from __future__ import annotations
+
+import os
+import pickle
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from explore.result import ExploreResult, merge_found
+from explore.space import Expander, Expansion, ExploreSpec, fingerprint
+from model.state import State
+
+CHECKPOINT = "checkpoint.pkl"
+CHECKPOINT_FORMAT = "kgc-explore-checkpoint/1"
+
+
+@dataclass
+class Progress:
+    """What a progress display shows; ``level_done``/``level_total`` give the ETA of the level."""
+
+    level: int
+    level_done: int
+    level_total: int
+    states: int
+    edges: int
+    elapsed: float
+
+
+ProgressFn = Callable[[Progress], None]
+
+
+class CheckpointError(ValueError):
+    """A checkpoint that cannot be resumed (missing, another format, another space)."""
+
+
+@dataclass
+class _Run:
+    """Everything BFS carries from level to level (what a checkpoint holds)."""
+
+    spec: ExploreSpec
+    level: int = 0
+    visited: set[int] = field(default_factory=set)
+    frontier: dict[int, list] = field(default_factory=dict)   # fp -> [node, path, sleep]
+    result: ExploreResult | None = None
+    abstract_states: set[State] = field(default_factory=set)
+    abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
+
+
+def absorb(result: ExploreResult, states: set[State], edges: set[tuple[State, str, State]],
+           exp: Expansion, path: tuple[int, ...]) -> None:
+    """Add one expansion's counts, violations and coverage."""
+    result.edges += exp.edges
+    result.pruned += exp.pruned
+    for prop, index, msg in exp.violations:
+        merge_found(result.violations, prop, path + (index,), msg)
+    result.witnesses |= exp.witnesses
+    states |= exp.abstract_states
+    edges |= exp.abstract_edges
+
+
+def _save(run: _Run, directory: Path) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory / (CHECKPOINT + ".tmp")
+    data = {"format": CHECKPOINT_FORMAT, "spec": run.spec.to_json(), "level": run.level,
+            "visited": np.fromiter(run.visited, np.int64, len(run.visited)).tobytes(),
+            "frontier": run.frontier, "result": run.result, "abstract_states": run.abstract_states,
+            "abstract_edges": run.abstract_edges}
+    with open(tmp, "wb") as f:
+        pickle.dump(data, f, protocol=5)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, directory / CHECKPOINT)
+
+
+def load_checkpoint(directory: Path | str, spec: ExploreSpec | None = None) -> dict:
+    """The checkpoint in ``directory``; a CheckpointError says why it cannot be used for ``spec``."""
+    path = Path(directory) / CHECKPOINT
+    if not path.is_file():
+        raise CheckpointError(f"no checkpoint at {path}; run with --out {directory} first.")
+    with open(path, "rb") as f:
+        data = pickle.load(f)
+    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{path} is not a {CHECKPOINT_FORMAT} file.")
+    saved = ExploreSpec.from_json(data["spec"])
+    if spec is not None and not saved.same_space(spec):
+        raise CheckpointError(f"{path} explores another space ({saved.to_json()}); resume with the same options.")
+    return data
+
+
+def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: bool = False,
+        progress: ProgressFn | None = None, checkpoint_every_s: float = 30.0, stop_after_level: int | None = None,
+        ) -> ExploreResult:
+    """Breadth-first search to ``spec.depth``. ``stop_after_level`` ends the run early (as a kill would,
+    after that level's checkpoint) — tests use it to check resumption."""
+    expander = Expander(spec)
+    directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
+    start = time.perf_counter()
+    if resume:
+        if directory is None:
+            raise CheckpointError("resume needs the checkpoint directory.")
+        data = load_checkpoint(directory, spec)
+        run = _Run(spec, data["level"], set(np.frombuffer(data["visited"], np.int64).tolist()), data["frontier"],
+                   data["result"], data["abstract_states"], data["abstract_edges"])
+        assert run.result is not None
+        run.result.spec = spec
+        run.result.resumed_from_level = run.level
+        start -= run.result.seconds
+    else:
+        result = ExploreResult(spec, "local", "bfs", states=1, levels=[1])
+        fp = fingerprint(expander.root)
+        run = _Run(spec, 0, {fp}, {fp: [expander.root, b"", frozenset() if spec.por else None]}, result,
+                   {expander.root_abstract}, set())
+        for prop, _i, msg in expander.root_violations:
+            merge_found(result.violations, prop, (), msg)
+    result = run.result
+    assert result is not None
+    last_save = time.perf_counter()
+    while run.frontier and run.level < spec.depth:
+        t_level = time.perf_counter()
+        nxt: dict[int, list] = {}
+        total = len(run.frontier)
+        for done, (node, path, sleep) in enumerate(run.frontier.values()):
+            parent_path = tuple(path)
+            exp = expander.expand(node, sleep)
+            absorb(result, run.abstract_states, run.abstract_edges, exp, parent_path)
+            for index, fp, child, child_sleep in exp.children:
+                if fp in run.visited:
+                    continue
+                entry = nxt.get(fp)
+                if entry is None:
+                    nxt[fp] = [child, path + bytes((index,)), child_sleep]
+                elif child_sleep is not None:
+                    entry[2] = entry[2] & child_sleep
+            if progress is not None and (done & 63) == 0:
+                progress(Progress(run.level, done, total, len(run.visited) + len(nxt), result.edges,
+                                  time.perf_counter() - start))
+        run.visited.update(nxt)
+        run.frontier = nxt
+        run.level += 1
+        if nxt:
+            result.levels.append(len(nxt))
+        result.states = len(run.visited)
+        result.level_seconds.append(time.perf_counter() - t_level)
+        result.seconds = time.perf_counter() - start
+        if progress is not None:
+            progress(Progress(run.level, total, total, result.states, result.edges, result.seconds))
+        stopping = stop_after_level is not None and run.level >= stop_after_level
+        if directory is not None and (stopping or time.perf_counter() - last_save >= checkpoint_every_s):
+            _save(run, directory)
+            last_save = time.perf_counter()
+        if stopping:
+            break
+    result.complete = not run.frontier
+    _finish(result, run.abstract_states, run.abstract_edges, start)
+    if directory is not None:
+        _save(run, directory)
+    return result
+
+
+def _finish(result: ExploreResult, states: set[State], edges: set[tuple[State, str, State]], start: float) -> None:
+    result.abstract_states, result.abstract_edges = len(states), len(edges)
+    result.seconds = time.perf_counter() - start
+
+
+def dfs(spec: ExploreSpec, progress: ProgressFn | None = None) -> ExploreResult:
+    """Depth-first search to ``spec.depth`` (POR is not applied: sleep sets need the BFS level rule)."""
+    expander = Expander(spec)
+    start = time.perf_counter()
+    result = ExploreResult(spec, "local", "dfs")
+    states: set[State] = {expander.root_abstract}
+    edges: set[tuple[State, str, State]] = set()
+    for prop, _i, msg in expander.root_violations:
+        merge_found(result.violations, prop, (), msg)
+    best: dict[int, int] = {fingerprint(expander.root): 0}
+    stack: list[tuple[bytes, bytes]] = [(expander.root, b"")]
+    while stack:
+        node, path = stack.pop()
+        depth = len(path)
+        if depth >= spec.depth:
+            continue
+        exp = expander.expand(node, None)
+        absorb(result, states, edges, exp, tuple(path))
+        for index, fp, child, _sleep in reversed(exp.children):
+            seen = best.get(fp)
+            if seen is None or seen > depth + 1:
+                best[fp] = depth + 1
+                stack.append((child, path + bytes((index,))))
+        if progress is not None and (result.edges & 1023) < len(exp.children):
+            progress(Progress(depth, 0, 0, len(best), result.edges, time.perf_counter() - start))
+    result.states = len(best)
+    result.complete = True
+    _finish(result, states, edges, start)
+    return result

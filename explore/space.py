@@ -1,0 +1,246 @@
+"""The explored space: what a node is, how it is fingerprinted, and the one pure expansion function.
+
+Both engines (``explore.local`` and ``explore.spark``) call ``Expander.expand`` and nothing else to
+move through the space, so they cannot disagree about what a state, an edge or a violation is.
+
+A **node** is a byte string: the World's canonical snapshot plus what the property checkers remember
+of the path (the eventually_within monitors' run state, and whether an IllegalStateError already
+happened — properties/findings.py excuses some violations after one). Two paths that reach the same
+world but leave a monitor in a different state are different nodes: a bounded-liveness obligation
+that is running is part of the state. Its **fingerprint** is the first 63 bits of its blake2b digest.
+
+Every edge is checked against every applicable catalog property (always on the target, always_step
+on the triple, eventually_within through the monitors), against ``coordinator-raises-no-exception``
+and against refinement of the abstract model (``refines-the-abstract-model``). ``sometimes``
+witnesses and the abstract states/edges a step maps to are collected as coverage.
+
+**Partial-order reduction** (``ExploreSpec.por``) uses sleep sets over one independence relation:
+two DeliverResponse actions to *different* clients. Why that pair is independent: DeliverResponse(i)
+reads and writes only client i and removes one response keyed (i, corr) from the network; it does not
+read the clock's future, the coordinator, or another client, so the two orders reach the same world
+and neither disables the other. Why it is invisible to the catalog: properties read an
+``Observation`` — the coordinator, the requests in flight and the step's coordinator events/responses
+— none of which a DeliverResponse changes, and the monitors only react to coordinator steps. Sleep
+sets prune *edges* (a transition is skipped when the same two independent steps were already taken in
+the other order), never states; every state is still expanded, so every always property is still
+checked on every state, and a skipped always_step edge has an explored twin with the same
+observations. ``tests/test_explore_local.py`` checks that POR changes no state count and no violated
+property on several scopes. Member-symmetry reduction is not applied to concrete worlds: client i's
+member id, correlation ids and peer references differ between clients (the abstract model has it).
+"""
+from __future__ import annotations
+
+import io
+import pickle
+from dataclasses import dataclass, field, fields, replace
+from hashlib import blake2b
+from typing import Any, Sequence
+
+from core.actions import Action
+from core.trace import Step
+from harness.abstraction import abstract
+from harness.refinement import model_edge
+from harness.scope import Scope
+from harness.world import World, client_kinds
+from model.state import FREE, AbstractAction, State
+from properties.catalog import Monitor, Property, for_profile, message
+from properties.check import check_world_step
+from properties.findings import AFTER_ILLEGAL_STATE
+from properties.observation import Observation, observe
+
+RAISES = "coordinator-raises-no-exception"
+REFINES = "refines-the-abstract-model"
+FP_MASK = (1 << 63) - 1
+
+
+def fingerprint(node: bytes) -> int:
+    """63 bits of blake2b: a non-negative int64, the key both engines partition and dedup by."""
+    return int.from_bytes(blake2b(node, digest_size=8).digest(), "little") & FP_MASK
+
+
+@dataclass(frozen=True)
+class ExploreSpec:
+    """What is explored: profile, clients, scope (its max_time_ms is the clock horizon), depth."""
+
+    profile: str = "3.9"
+    members: int = 2
+    depth: int = 8
+    scope: Scope = field(default_factory=Scope)
+    clients: tuple[str, ...] = ()          # client kinds; empty = `members` Java consumers
+    mutant: str | None = None
+    por: bool = False
+
+    def __post_init__(self) -> None:
+        if self.depth < 0:
+            raise ValueError(f"depth must be >= 0, got {self.depth}.")
+        if not 1 <= self.members <= 6:
+            raise ValueError(f"members must be between 1 and 6, got {self.members}.")
+        if self.clients and len(self.clients) != self.members:
+            raise ValueError(f"{len(self.clients)} client kinds given for {self.members} members.")
+        # empty means `members` Java consumers; stored explicitly so that equal specs compare equal
+        object.__setattr__(self, "clients", client_kinds(self.clients or self.members))
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return self.clients
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
+        out["scope"] = self.scope.to_json()
+        out["clients"] = list(self.kinds)
+        return out
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> "ExploreSpec":
+        values = dict(obj)
+        values["scope"] = Scope.from_json(values.get("scope", {}))
+        values["clients"] = tuple(values.get("clients", ()))
+        return ExploreSpec(**values)
+
+    def same_space(self, other: "ExploreSpec") -> bool:
+        """True when ``other`` explores the same space (a deeper depth is allowed: resuming may extend)."""
+        return replace(self, depth=0) == replace(other, depth=0)
+
+
+@dataclass
+class Expansion:
+    """What expanding one node produced."""
+
+    children: list[tuple[int, int, bytes, frozenset[Action] | None]] = field(default_factory=list)
+    # (action index in enabled(), child fingerprint, child node, child sleep set or None)
+    violations: list[tuple[str, int, str]] = field(default_factory=list)   # (property, action index, message)
+    edges: int = 0                                  # edges taken (pruned ones not counted)
+    pruned: int = 0                                 # edges skipped by the sleep set
+    witnesses: set[str] = field(default_factory=set)
+    abstract_states: set[State] = field(default_factory=set)
+    abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
+
+
+def unpadded(state: State) -> State:
+    """``state`` without its free slots: the width-independent form coverage is counted in."""
+    return replace(state, slots=tuple(s for s in state.slots if s != FREE))
+
+
+def independent(a: Action, b: Action) -> bool:
+    """The POR independence relation (see the module doc): deliveries of responses to two clients."""
+    return a.kind == "DeliverResponse" == b.kind and a.client != b.client
+
+
+class Expander:
+    """Turns a node into its successors, checking the catalog on every edge. Pure: the result depends
+    only on the spec and the node bytes, in any process."""
+
+    def __init__(self, spec: ExploreSpec) -> None:
+        self.spec = spec
+        self.world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
+        self.world.step_digests = False    # a node is fingerprinted anyway; the per-step digest would snapshot twice
+        props: Sequence[Property] = for_profile(spec.profile, level="concrete")
+        self.checked = tuple(p for p in props if p.kind != "sometimes")
+        self.witness_props = tuple(p for p in props if p.kind == "sometimes")
+        self.monitors: dict[str, Monitor] = {p.name: p.check() for p in props if p.kind == "eventually_within"}
+        self._excused = {p for p, profile in AFTER_ILLEGAL_STATE if profile == spec.profile}
+        self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State]] = {}
+        self.root = self._node(self.world.snapshot(), False)
+        obs = observe(self.world)
+        self.root_violations = [(p.name, -1, message(p.name, p.claim, found)) for p in self.checked
+                                if p.kind == "always" and (found := p.explain(obs))]
+        self.root_abstract = unpadded(abstract(self.world.coord, self.world.group_id))
+
+    # --- nodes -------------------------------------------------------------------------------
+    def _node(self, world_bytes: bytes, had_error: bool) -> bytes:
+        buf = io.BytesIO()
+        pickler = pickle.Pickler(buf, protocol=5)
+        pickler.fast = True
+        pickler.dump((world_bytes, had_error, tuple(m.run_state() for m in self.monitors.values())))
+        return buf.getvalue()
+
+    def load(self, node: bytes) -> bool:
+        """Put the world and the monitors into ``node``; returns the had-an-IllegalStateError flag."""
+        world_bytes, had_error, monitor_states = pickle.loads(node)
+        self.world.restore(world_bytes)
+        self.world.steps.clear()
+        for monitor, state in zip(self.monitors.values(), monitor_states, strict=True):
+            monitor.set_run_state(state)
+        return had_error
+
+    def actions(self, node: bytes) -> tuple[Action, ...]:
+        self.load(node)
+        return self.world.enabled()
+
+    # --- the step function -----------------------------------------------------------------------
+    def expand(self, node: bytes, sleep: frozenset[Action] | None = None) -> Expansion:
+        """Every enabled action from ``node`` (minus the sleep set), checked. With ``por`` the children
+        carry their sleep sets; without it ``sleep`` is ignored and children carry None."""
+        out = Expansion()
+        had_error = self.load(node)
+        world = self.world
+        actions = world.enabled()
+        before = observe(world)
+        abs_before = abstract(world.coord, world.group_id)
+        world_bytes = None
+        por = self.spec.por
+        sleeping = set(sleep or ()) if por else set()
+        done: list[Action] = []
+        for index, action in enumerate(actions):
+            if action in sleeping:
+                out.pruned += 1
+                continue
+            if world_bytes is not None:      # the first action runs on the freshly loaded world
+                self.load(node)
+            world_bytes = b""
+            out.edges += 1
+            child_sleep = (frozenset(b for b in (sleeping | set(done)) if independent(action, b))
+                           if por else None)
+            done.append(action)
+            result = self._step(index, action, before, abs_before, had_error, out)
+            if result is not None:
+                child = self._node(*result)
+                out.children.append((index, fingerprint(child), child, child_sleep))
+        return out
+
+    def step_one(self, node: bytes, index: int) -> tuple[int, bytes | None, list[tuple[str, int, str]]]:
+        """Take the ``index``-th enabled action from ``node`` (a single checked step, for random schedules):
+        the child's fingerprint and node (None when the step raised) and the violations."""
+        out = Expansion()
+        had_error = self.load(node)
+        world = self.world
+        action = world.enabled()[index]
+        result = self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out)
+        if result is None:
+            return -1, None, out.violations
+        child = self._node(*result)
+        return fingerprint(child), child, out.violations
+
+    def _step(self, index: int, action: Action, before: Observation, abs_before: State, had_error: bool,
+              out: Expansion) -> tuple[bytes, bool] | None:
+        world = self.world
+        try:
+            world.step(action)
+        except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a violation
+            out.violations.append((RAISES, index, f"{RAISES}: {action} raised {type(exc).__name__}: {exc}"))
+            return None
+        step: Step = world.steps[-1]
+        world.steps.clear()
+        after = observe(world, step, before.transition_count)
+        error = had_error or any(e.startswith("IllegalStateError") for e in step.events)
+        for v in check_world_step(self.checked, before, step, after, self.monitors):
+            if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
+                out.violations.append((v.property, index, v.message))
+        for p in self.witness_props:
+            if p.name not in out.witnesses and p.check(after):
+                out.witnesses.add(p.name)
+        abs_after = abstract(world.coord, world.group_id)
+        key = (abs_before, abs_after)
+        edge = self._edge_cache.get(key)
+        if edge is None:
+            edge = self._edge_cache[key] = model_edge(self.spec.profile, world.coord, abs_before, abs_after)
+        b, label, a = edge
+        if a != b:
+            if label is None:
+                out.violations.append((REFINES, index, f"{REFINES}: {action} is not a model edge on profile "
+                                                       f"{self.spec.profile}: {b.short()} -> {a.short()}"))
+            else:
+                na = unpadded(a)
+                out.abstract_states.add(na)
+                out.abstract_edges.add((unpadded(b), label.kind, na))
+        return world.snapshot(), error

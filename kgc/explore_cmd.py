@@ -116,13 +116,14 @@ def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, c
         from explore.spark.session import SparkUnavailable, spark_session
         bar.update(task, description="starting Spark", stats="")
         try:
-            session, startup = spark_session(args.master, args.partitions)
+            session, startup, owned = spark_session(args.master, args.partitions)
         except SparkUnavailable as exc:
             raise ExploreUsageError(str(exc)) from None
         try:
             return spark_bfs(spec, session, args.partitions, out, resume=resume, progress=tick, startup_seconds=startup)
         finally:
-            session.stop()
+            if owned:
+                session.stop()
 
 
 def _summary(result: ExploreResult) -> Table:

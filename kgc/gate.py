@@ -3,11 +3,13 @@
 Phases, in order, each deterministic (counts derive from the budget, never from the clock):
   scenarios  the seed documents' examples, with the whole catalog checked on every step;
   walks      seeded random walks over several scopes and client mixes, catalog + refinement every step;
+  explore    breadth-first exploration of every ordering at the CI scope (explore/scopes.py: 3 members,
+             scope "basic", depth CI_DEPTH; shallower for small budgets), catalog + refinement on every edge;
   machines   the Hypothesis state machine under the `ci` settings (derandomized);
   prove      the Z3 proofs of the abstract invariants (reference runs only: they are about the model).
 A phase stops at the first run with a violation; its counterexample is shrunk by delta debugging
-(Hypothesis shrinks its own) and reported. Checking a mutant, the property the mutant names is
-preferred as the primary violation when the run breaks it.
+(Hypothesis shrinks its own; BFS counterexamples are already shortest) and reported. Checking a
+mutant, the property the mutant names is preferred as the primary violation when the run breaks it.
 """
 from __future__ import annotations
 
@@ -17,6 +19,10 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from core.actions import Action
+from explore.local import bfs
+from explore.scopes import CI_DEPTH, CI_MEMBERS, CI_SCOPE, get_scope
+from explore.space import ExploreSpec
+from explore.traces import counterexample
 from harness.scenarios import SCENARIOS, Driver, ScenarioError
 from harness.scope import Scope
 from harness.world import World
@@ -43,11 +49,13 @@ class Plan:
     walk_seeds: int
     walk_steps: int
     machine_examples: int
+    explore_depth: int = CI_DEPTH
 
     @staticmethod
     def for_budget(budget_s: float) -> "Plan":
         scale = max(budget_s, 10.0) / 150.0
-        return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)))
+        return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)),
+                    explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2)
 
 
 @dataclass
@@ -140,6 +148,21 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int) -> tuple
     return result, best.found, len(edges)
 
 
+def explore_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:
+    spec = ExploreSpec(profile, CI_MEMBERS, plan.explore_depth, get_scope(CI_SCOPE), mutant=mutant)
+    result = bfs(spec)
+    phase = PhaseResult("explore", runs=1, steps=result.edges,
+                        note=f"{result.states:,} states to depth {spec.depth}, {CI_MEMBERS} members")
+    if not result.violations:
+        return phase, None
+    preferred = _preferred(mutant)
+    ordered = sorted(result.violations.values(), key=lambda f: (f.property not in preferred, f.key(), f.property))
+    trace = counterexample(spec, ordered[0], name=f"explore {CI_SCOPE} depth {spec.depth}")
+    assert trace.violation is not None
+    also = tuple(sorted(f.property for f in ordered[1:]))
+    return phase, Found(trace.violation, trace, "explore (BFS shortest)", also)
+
+
 def machine_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:
     from stateful_tests.machine import run_machine
     shrunk = run_machine(profile, mutant, plan.machine_examples)
@@ -163,6 +186,7 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
         return phase, found
     phases: list[tuple[str, Callable[[], tuple[PhaseResult, Found | None]]]] = [
         ("scenarios", lambda: scenario_phase(profile, mutant)), ("walks", walks),
+        ("explore", lambda: explore_phase(profile, mutant, plan)),
         ("machines", lambda: machine_phase(profile, mutant, plan))]
     for name, phase in phases:
         progress(name)
@@ -173,7 +197,7 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
         if found is not None:
             progress("shrinking the counterexample")
             limit = time.perf_counter() + max(10.0, budget_s - (time.perf_counter() - start))
-            result.found = found if found.phase.startswith("machines") else shrink(
+            result.found = found if found.phase.startswith(("machines", "explore")) else shrink(
                 found, lambda limit=limit: time.perf_counter() > limit)
             return result
     if prove is not None and mutant is None:

@@ -22,7 +22,7 @@ KILL = 100.0
 def test_reference_passes_every_phase(profile: str) -> None:
     result = run_gate(profile, None, SMALL)
     assert result.passed, result.found and result.found.violation.message
-    assert [p.name for p in result.phases] == ["scenarios", "walks", "machines"]
+    assert [p.name for p in result.phases] == ["scenarios", "walks", "explore", "machines"]
     assert all(p.runs > 0 for p in result.phases) and result.edges_covered > 0
     assert len(result.properties) >= 30
 

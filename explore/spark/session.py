@@ -44,14 +44,17 @@ def resolve_master(master: str | None) -> str | None:
 
 
 def spark_session(master: str | None = None, partitions: int | None = None, ui: bool = False,
-                  app_name: str = "kgc-explore", driver_memory: str = "2g") -> tuple[Any, float]:
-    """A SparkSession (or the running one) and the seconds it took to start."""
+                  app_name: str = "kgc-explore", driver_memory: str = "2g") -> tuple[Any, float, bool]:
+    """A SparkSession, the seconds it took to start, and whether this call started it (False: a session
+    was already running in this process and is returned as it is — its owner stops it)."""
     check_available()
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     os.environ.setdefault("SPARK_CONF_DIR", str(CONF_DIR))
+    from pyspark import SparkContext
     from pyspark.sql import SparkSession
+    created = SparkContext._active_spark_context is None
     cores = partitions or os.cpu_count() or 2
     start = time.perf_counter()
     builder = SparkSession.builder.appName(app_name)
@@ -70,4 +73,4 @@ def spark_session(master: str | None = None, partitions: int | None = None, ui: 
         builder = builder.config(key, value)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("ERROR")
-    return session, time.perf_counter() - start
+    return session, time.perf_counter() - start, created

@@ -30,12 +30,14 @@ def measure(name: str, profile: str, budget: float) -> dict[str, object]:
     if found is None:
         _, found, _ = gate.walk_phase(profile, name, plan, 0)
     if found is None:
+        _, found = gate.explore_phase(profile, name, plan)
+    if found is None:
         _, found = gate.machine_phase(profile, name, plan)
     first = time.perf_counter() - t0
     if found is None:
         return {"mutant": name, "profile": profile, "killed": False, "search_s": round(first, 2)}
     before = len(found.trace.steps)
-    if not found.phase.startswith("machines"):
+    if not found.phase.startswith(("machines", "explore")):
         deadline = time.perf_counter() + budget
         found = shrink(found, lambda: time.perf_counter() > deadline)
     return {"mutant": name, "profile": profile, "killed": True, "property": found.violation.property,

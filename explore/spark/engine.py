@@ -45,6 +45,12 @@ Records = Iterable[tuple[int, tuple]]
 RecordIter = Iterator[tuple[int, tuple]]
 
 
+def _storage() -> Any:
+    """Memory, spilling to disk: a level evicted from memory would otherwise be recomputed (re-expanded)."""
+    from pyspark import StorageLevel
+    return StorageLevel.MEMORY_AND_DISK
+
+
 def part_ident(key: int) -> int:
     """The partitioner: keys are partition indexes. Always pass this very object (PySpark compares it)."""
     return key
@@ -224,7 +230,7 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         start -= result.seconds
         loaded = sc.parallelize(range(parts), parts).flatMap(
             lambda p, ck=checkpoint, lv=level: _read_part(ck, lv, p)).partitionBy(parts, part_ident)
-        loaded = loaded.persist()
+        loaded = loaded.persist(_storage())
         visited = loaded.filter(lambda kv: kv[1][0] == "V")
         frontier = loaded.filter(lambda kv: kv[1][0] == "F")
     else:
@@ -247,7 +253,7 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         t_level = time.perf_counter()
         expand = make_expand(spec_json, parts)
         cand = frontier.mapPartitionsWithIndex(expand).partitionBy(parts, part_ident)
-        out = visited.union(cand).mapPartitions(make_merge(checkpoint, level + 1), True).persist()
+        out = visited.union(cand).mapPartitions(make_merge(checkpoint, level + 1), True).persist(_storage())
         if (level + 1) % LINEAGE_LEVELS == 0:
             out.localCheckpoint()
         summary = out.filter(lambda kv: kv[1][0] != "V").map(

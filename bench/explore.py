@@ -1,0 +1,118 @@
+"""Exploration throughput: local engine on one core vs the Spark engine on local[1] and local[2]; prints JSON.
+
+    python bench/explore.py                      # the named scope "bench-1m" (≥ 10^6 distinct states)
+    python bench/explore.py --depth 12           # a smaller run of the same scope
+    python bench/explore.py --parts local,spark2 # only some measurements
+
+Scope "bench-1m": profile 3.9, 3 Java consumers, exploration scope "basic" (explore/scopes.py: fault-free,
+leaves and rejoins, clock moves to the next deadline, horizon 60 s), BFS to depth 17, no POR. Each
+measurement runs in its own process so peak memory is its own: ``peak_rss_mib`` is the largest resident
+set of the Python driver, of the Python workers (Spark) and of the JVM (Spark, /proc VmHWM).
+Per-level overhead is the median wall time of the BFS levels whose frontier held ≤ 50 nodes (their
+expansion work is a few milliseconds, so the time is Spark's fixed cost per level).
+A benchmark, not a test: nothing here asserts on time.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from explore.scopes import get_scope  # noqa: E402
+from explore.space import ExploreSpec  # noqa: E402
+
+SCOPE_NAME, MEMBERS, DEPTH = "bench-1m", 3, 17
+
+
+def spec_for(depth: int) -> ExploreSpec:
+    return ExploreSpec("3.9", MEMBERS, depth, get_scope("basic"))
+
+
+def _vm_hwm_mib(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return 0.0
+
+
+def _small_level_overhead(levels: list[int], seconds: list[float]) -> float | None:
+    # level_seconds[i] expands the frontier of level i (levels[i] nodes)
+    small = [s for n, s in zip(levels, seconds) if n <= 50]
+    return round(statistics.median(small), 3) if small else None
+
+
+def run_part(part: str, depth: int) -> dict[str, object]:
+    spec = spec_for(depth)
+    if part == "local":
+        from explore.local import bfs
+        result = bfs(spec)
+        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        return {"part": part, "states": result.states, "edges": result.edges, "levels": len(result.levels) - 1,
+                "seconds": round(result.seconds, 2), "states_per_s": round(result.states_per_second),
+                "peak_rss_mib": {"python": round(rss)}, "counts": result.counts()}
+    cores = int(part[-1])
+    from explore.spark import engine
+    from explore.spark.session import spark_session
+    session, startup, _ = spark_session(f"local[{cores}]", partitions=cores, driver_memory="8g",
+                                        app_name=f"kgc-bench-{part}")
+    result = engine.bfs(spec, session, partitions=cores, startup_seconds=startup)
+    jvm = session.sparkContext._gateway.proc.pid   # the JVM py4j launched
+    jvm_rss = _vm_hwm_mib(jvm)
+    session.stop()
+    return {"part": part, "executor_cores": cores, "states": result.states, "edges": result.edges,
+            "levels": len(result.levels) - 1, "seconds": round(result.seconds, 2),
+            "states_per_s": round(result.states_per_second), "startup_s": round(startup, 2),
+            "level_seconds": [round(s, 3) for s in result.level_seconds],
+            "median_small_level_s": _small_level_overhead(result.levels, result.level_seconds),
+            "peak_rss_mib": {"python_driver": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
+                             "python_workers": round(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024),
+                             "jvm": round(jvm_rss)},
+            "counts": result.counts()}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--depth", type=int, default=DEPTH)
+    ap.add_argument("--parts", default="local,spark1,spark2", help="comma list of local, spark1, spark2")
+    ap.add_argument("--part", help=argparse.SUPPRESS)      # internal: run one measurement in this process
+    args = ap.parse_args()
+    if args.part:
+        print(json.dumps(run_part(args.part, args.depth)))
+        return
+    results = {}
+    for part in args.parts.split(","):
+        t0 = time.perf_counter()
+        out = subprocess.run([sys.executable, __file__, "--part", part, "--depth", str(args.depth)],
+                             capture_output=True, text=True, check=True)
+        results[part] = json.loads(out.stdout.strip().splitlines()[-1])
+        results[part]["process_wall_s"] = round(time.perf_counter() - t0, 1)
+        print(f"{part}: {results[part]['states']:,} states in {results[part]['seconds']} s", file=sys.stderr)
+    counts = [r.pop("counts") for r in results.values()]
+    figures: dict[str, object] = {
+        "scope": {"name": SCOPE_NAME if args.depth == DEPTH else f"{SCOPE_NAME} at depth {args.depth}",
+                  **spec_for(args.depth).to_json()},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
+        "engines_agree": all(c == counts[0] for c in counts),
+        **results,
+    }
+    if "local" in results and "spark2" in results:
+        figures["spark2_over_local"] = round(results["spark2"]["states_per_s"] / results["local"]["states_per_s"], 2)
+    if "spark1" in results and "spark2" in results:
+        figures["scaling_1_to_2_executors"] = round(results["spark2"]["states_per_s"] / results["spark1"]["states_per_s"], 2)
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -49,7 +49,7 @@ def _vm_hwm_mib(pid: int) -> float:
 
 def _small_level_overhead(levels: list[int], seconds: list[float]) -> float | None:
     # level_seconds[i] expands the frontier of level i (levels[i] nodes)
-    small = [s for n, s in zip(levels, seconds) if n <= 50]
+    small = [s for n, s in zip(levels, seconds, strict=False) if n <= 50]
     return round(statistics.median(small), 3) if small else None
 
 
@@ -110,7 +110,8 @@ def main() -> None:
     if "local" in results and "spark2" in results:
         figures["spark2_over_local"] = round(results["spark2"]["states_per_s"] / results["local"]["states_per_s"], 2)
     if "spark1" in results and "spark2" in results:
-        figures["scaling_1_to_2_executors"] = round(results["spark2"]["states_per_s"] / results["spark1"]["states_per_s"], 2)
+        one, two = results["spark1"]["states_per_s"], results["spark2"]["states_per_s"]
+        figures["scaling_1_to_2_executors"] = round(two / one, 2)
     print(json.dumps(figures, indent=2))
 
 

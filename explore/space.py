@@ -157,11 +157,14 @@ class Expander:
     def load(self, node: bytes) -> bool:
         """Put the world and the monitors into ``node``; returns the had-an-IllegalStateError flag."""
         world_bytes, had_error, monitor_states = pickle.loads(node)
-        self.world.restore(world_bytes)
+        self._put(world_bytes, monitor_states, None)
+        return had_error
+
+    def _put(self, world_bytes: bytes, monitor_states: tuple[bytes, ...], enabled: tuple[Action, ...] | None) -> None:
+        self.world.restore(world_bytes, enabled)
         self.world.steps.clear()
         for monitor, state in zip(self.monitors.values(), monitor_states, strict=True):
             monitor.set_run_state(state)
-        return had_error
 
     def actions(self, node: bytes) -> tuple[Action, ...]:
         self.load(node)
@@ -172,12 +175,13 @@ class Expander:
         """Every enabled action from ``node`` (minus the sleep set), checked. With ``por`` the children
         carry their sleep sets; without it ``sleep`` is ignored and children carry None."""
         out = Expansion()
-        had_error = self.load(node)
+        world_bytes, had_error, monitor_states = pickle.loads(node)
+        self._put(world_bytes, monitor_states, None)
         world = self.world
         actions = world.enabled()
         before = observe(world)
         abs_before = abstract(world.coord, world.group_id)
-        world_bytes = None
+        fresh = True                         # the first action runs on the freshly loaded world
         por = self.spec.por
         sleeping = set(sleep or ()) if por else set()
         done: list[Action] = []
@@ -185,9 +189,9 @@ class Expander:
             if action in sleeping:
                 out.pruned += 1
                 continue
-            if world_bytes is not None:      # the first action runs on the freshly loaded world
-                self.load(node)
-            world_bytes = b""
+            if not fresh:
+                self._put(world_bytes, monitor_states, actions)
+            fresh = False
             out.edges += 1
             child_sleep = (frozenset(b for b in (sleeping | set(done)) if independent(action, b))
                            if por else None)

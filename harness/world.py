@@ -350,8 +350,9 @@ class World:
         pickler.dump(self.to_state())
         return buf.getvalue()
 
-    def restore(self, data: bytes) -> None:
-        """Put the world back into the state ``data`` was taken in (recorded steps are kept)."""
+    def restore(self, data: bytes, enabled: tuple[Action, ...] | None = None) -> None:
+        """Put the world back into the state ``data`` was taken in (recorded steps are kept).
+        ``enabled``: what ``enabled()`` returned in that state, if the caller has it (saves recomputing)."""
         coord_state, client_states, net_state, partition = pickle.loads(data)
         self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
         for client, state in zip(self.clients, client_states, strict=True):
@@ -359,6 +360,9 @@ class World:
         self.net.set_state(net_state)
         self.partition = partition
         self._version += 1
+        if enabled is not None:
+            self._enabled, self._enabled_set = enabled, frozenset(enabled)
+            self._enabled_version = self._version
 
     # --- helpers ---------------------------------------------------------------------------
     def random_walk(self, steps: int, rng: random.Random | None = None) -> list[Action]:

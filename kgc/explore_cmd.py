@@ -55,6 +55,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--partitions", type=int, help="Spark partitions (default: the cluster's parallelism)")
     p.add_argument("--out", type=Path, help=f"report and checkpoint directory (default {DEFAULT_OUT})")
     p.add_argument("--resume", type=Path, metavar="DIR", help="continue the run checkpointed in DIR (same options)")
+    p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
+                   help="local engine: write a checkpoint at the end of a level at most this often (default 30); "
+                        "the Spark engine writes every level")
     p.add_argument("--runs", type=int, default=200, help="pct: number of schedules (default 200)")
     p.add_argument("--length", type=int, default=60, help="pct: steps per schedule (default 60)")
     p.add_argument("--bug-depth", type=int, default=3, help="pct: ordering constraints d (default 3)")
@@ -78,6 +81,8 @@ def spec_from_args(args: argparse.Namespace) -> ExploreSpec:
             raise ExploreUsageError(f"--max-time-ms must be >= 0, got {args.max_time_ms}.")
         from dataclasses import replace
         scope = replace(scope, max_time_ms=args.max_time_ms)
+    if args.checkpoint_every < 0:
+        raise ExploreUsageError(f"--checkpoint-every must be >= 0 seconds, got {args.checkpoint_every:g}.")
     if args.por and args.search != "bfs":
         raise ExploreUsageError("--por works with --search bfs only (sleep sets need the BFS level rule).")
     if args.engine == "spark" and args.search != "bfs":
@@ -104,14 +109,15 @@ def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, c
         def tick(p: Tick) -> None:
             rate = p.states / p.elapsed if p.elapsed > 0 else 0.0
             what = "schedules" if args.search == "pct" else f"level {p.level}"
+            frontier = f"frontier {p.level_total:,}  " if args.search != "pct" else ""
             bar.update(task, description=what, total=max(p.level_total, 1), completed=p.level_done,
-                       stats=f"{p.states:,} states  {p.edges:,} edges  {rate:,.0f} states/s")
+                       stats=f"{frontier}{p.states:,} states  {p.edges:,} edges  {rate:,.0f} states/s")
         if args.search == "dfs":
             return dfs(spec, progress=tick)
         if args.search == "pct":
             return pct(spec, args.runs, args.length, args.bug_depth, args.seed, progress=tick)
         if args.engine == "local":
-            return bfs(spec, out, resume=resume, progress=tick)
+            return bfs(spec, out, resume=resume, progress=tick, checkpoint_every_s=args.checkpoint_every)
         from explore.spark.engine import bfs as spark_bfs
         from explore.spark.session import SparkUnavailable, spark_session
         bar.update(task, description="starting Spark", stats="")

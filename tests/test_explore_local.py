@@ -21,6 +21,7 @@ from explore.traces import PathDoesNotReproduce, actions_along, counterexample
 from harness.replay import replay
 from harness.world import World
 from kgc.cli import main
+from tests.explore_helpers import killed_run
 
 BASIC = get_scope("basic")
 
@@ -264,3 +265,11 @@ def test_cli_usage_errors_are_one_sentence_and_exit_2(argv, message, capsys) -> 
     assert main(argv + ["--no-progress"]) == 2
     err = capsys.readouterr().err
     assert message in err and err.startswith("kgc: error: ") and err.count("\n") == 1
+
+
+def test_a_sigkilled_local_run_resumes_and_ends_with_the_same_counts(tmp_path) -> None:
+    killed_run(tmp_path, ["--checkpoint-every", "0"], "checkpoint.pkl", 11)
+    assert main(["explore", "--members", "3", "--depth", "11", "--resume", str(tmp_path), "--no-progress"]) == 0
+    data = json.loads((tmp_path / "explore.json").read_text())
+    whole = bfs(ExploreSpec("3.9", 3, 11, get_scope("basic")))
+    assert data["resumed_from_level"] >= 1 and data["states"] == whole.states and data["edges"] == whole.edges

@@ -14,6 +14,7 @@ from explore.space import ExploreSpec
 from explore.spark import engine
 from explore.spark.engine import last_complete_level
 from kgc.cli import main
+from tests.explore_helpers import killed_run
 
 pytestmark = pytest.mark.spark
 
@@ -82,3 +83,14 @@ def test_cli_spark_engine_reports_like_the_local_one(spark, tmp_path) -> None:
         assert distributed[key] == local[key], key
     assert distributed["engine"] == "spark" and local["engine"] == "local"
     assert (tmp_path / "spark" / "each-new-generation-increments-the-generation-id" / "report.html").is_file()
+
+
+def test_a_sigkilled_spark_run_resumes_and_ends_with_the_same_counts(spark, tmp_path) -> None:
+    killed_run(tmp_path, ["--engine", "spark", "--master", "local[2]"], "level-0006/_SUCCESS.json", 10)
+    assert main(["explore", "--members", "3", "--depth", "10", "--engine", "spark", "--resume", str(tmp_path),
+                 "--no-progress"]) == 0
+    data = json.loads((tmp_path / "explore.json").read_text())
+    whole = bfs(ExploreSpec("3.9", 3, 10, get_scope("basic")))
+    assert data["resumed_from_level"] >= 6 and data["states"] == whole.states and data["edges"] == whole.edges
+    assert data["levels"] == whole.levels
+

@@ -278,7 +278,7 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         if checkpoint is not None:
             _commit_level(checkpoint, level, spec, parts, result, states, edges, frontier_size)
         if progress is not None:
-            progress(Progress(level, 1, 1, result.states, result.edges, result.seconds))
+            progress(Progress(level, frontier_size, frontier_size, result.states, result.edges, result.seconds))
         if stop_after_level is not None and level >= stop_after_level:
             break
     result.complete = frontier_size == 0

@@ -177,8 +177,8 @@ def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: boo
 
 
 def _finish(result: ExploreResult, states: set[State], edges: set[tuple[State, str, State]], start: float) -> None:
-    result.abstract_states, result.abstract_edges = len(states), len(edges)
     result.seconds = time.perf_counter() - start
+    result.set_coverage(states, edges)
 
 
 def dfs(spec: ExploreSpec, progress: ProgressFn | None = None) -> ExploreResult:

@@ -19,7 +19,7 @@ from typing import Callable
 from core.actions import Action
 from explore.local import Progress
 from explore.result import ExploreResult, merge_found
-from explore.space import Expander, ExploreSpec, fingerprint
+from explore.space import Expander, Expansion, ExploreSpec, fingerprint
 
 
 def source(action: Action) -> str:
@@ -38,6 +38,8 @@ def pct(spec: ExploreSpec, runs: int = 200, length: int = 60, bug_depth: int = 3
     start = time.perf_counter()
     result = ExploreResult(spec, "local", "pct")
     seen = {fingerprint(expander.root)}
+    collected = Expansion()
+    collected.abstract_states.add(expander.root_abstract)
     for prop, _i, msg in expander.root_violations:
         merge_found(result.violations, prop, (), msg)
     for r in range(runs):
@@ -57,7 +59,7 @@ def pct(spec: ExploreSpec, runs: int = 200, length: int = 60, bug_depth: int = 3
             best = max(priority[source(a)] for a in actions)
             mine = [i for i, a in enumerate(actions) if priority[source(a)] == best]
             index = mine[rng.randrange(len(mine))]
-            fp, child, violations = expander.step_one(node, index)
+            fp, child, violations = expander.step_one(node, index, collected)
             result.edges += 1
             for prop, _i, msg in violations:
                 merge_found(result.violations, prop, path + (index,), msg)
@@ -70,6 +72,8 @@ def pct(spec: ExploreSpec, runs: int = 200, length: int = 60, bug_depth: int = 3
         if progress is not None:
             progress(Progress(0, r + 1, runs, len(seen), result.edges, time.perf_counter() - start))
     result.states = len(seen)
+    result.witnesses = collected.witnesses
     result.seconds = time.perf_counter() - start
+    result.set_coverage(collected.abstract_states, collected.abstract_edges)
     result.extra = {"runs": runs, "length": length, "bug_depth": bug_depth, "seed": seed}
     return result

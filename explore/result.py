@@ -53,11 +53,21 @@ class ExploreResult:
     abstract_edges: int = 0
     model_states: int = 0            # size of the abstract graph for this member count (coverage denominator)
     model_edges: int = 0
+    covered_states: int = 0          # of those, how many the exploration's steps mapped to
+    covered_edges: int = 0
     seconds: float = 0.0
     startup_seconds: float = 0.0     # Spark: session start-up, not part of `seconds`
     level_seconds: list[float] = field(default_factory=list)
     resumed_from_level: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
+
+    def set_coverage(self, states: set, edges: set) -> None:
+        """The abstract states/edges the steps mapped to, and their share of the model graph."""
+        from explore.coverage import coverage
+        self.abstract_states, self.abstract_edges = len(states), len(edges)
+        c = coverage(self.spec, states, edges)
+        self.model_states, self.model_edges = c["model_states"], c["model_edges"]
+        self.covered_states, self.covered_edges = c["covered_states"], c["covered_edges"]
 
     @property
     def states_per_second(self) -> float:
@@ -77,7 +87,8 @@ class ExploreResult:
             **self.counts(),
             "violation_messages": {k: v.message for k, v in sorted(self.violations.items())},
             "coverage": {"abstract_states": self.abstract_states, "abstract_edges": self.abstract_edges,
-                         "model_states": self.model_states, "model_edges": self.model_edges},
+                         "model_states": self.model_states, "model_edges": self.model_edges,
+                         "covered_model_states": self.covered_states, "covered_model_edges": self.covered_edges},
             "seconds": round(self.seconds, 3), "startup_seconds": round(self.startup_seconds, 3),
             "states_per_second": round(self.states_per_second, 1),
             "level_seconds": [round(s, 3) for s in self.level_seconds],

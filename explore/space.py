@@ -202,10 +202,13 @@ class Expander:
                 out.children.append((index, fingerprint(child), child, child_sleep))
         return out
 
-    def step_one(self, node: bytes, index: int) -> tuple[int, bytes | None, list[tuple[str, int, str]]]:
+    def step_one(self, node: bytes, index: int, out: Expansion | None = None
+                 ) -> tuple[int, bytes | None, list[tuple[str, int, str]]]:
         """Take the ``index``-th enabled action from ``node`` (a single checked step, for random schedules):
-        the child's fingerprint and node (None when the step raised) and the violations."""
-        out = Expansion()
+        the child's fingerprint and node (None when the step raised) and the violations. Witnesses and
+        coverage go into ``out`` when given (its violations accumulate too)."""
+        out = out if out is not None else Expansion()
+        out.violations = []
         had_error = self.load(node)
         world = self.world
         action = world.enabled()[index]

@@ -135,8 +135,10 @@ def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, c
 def _summary(result: ExploreResult) -> Table:
     verdict = "[red]VIOLATIONS[/red]" if result.violations else "[green]no violation[/green]"
     spec = result.spec
+    horizon = (f"{result.extra.get('runs')} schedules of ≤ {result.extra.get('length')} steps" if result.search == "pct"
+               else f"depth {spec.depth}")
     title = (f"kgc explore — {result.search} on {result.engine}, profile {spec.profile}, {spec.members} members, "
-             f"depth {spec.depth}" + (f", mutant {spec.mutant}" if spec.mutant else "") + f": {verdict}")
+             f"{horizon}" + (f", mutant {spec.mutant}" if spec.mutant else "") + f": {verdict}")
     table = Table("measure", "value", header_style="bold", title=title, title_justify="left")
     rows = [("distinct states", f"{result.states:,}"), ("edges", f"{result.edges:,}")]
     if spec.por:
@@ -144,7 +146,12 @@ def _summary(result: ExploreResult) -> Table:
     if result.levels:
         rows.append(("new states per level", " ".join(map(str, result.levels))))
         rows.append(("space exhausted", "yes" if result.complete else f"no (depth horizon {spec.depth})"))
-    rows += [("abstract states / edges covered", f"{result.abstract_states} / {result.abstract_edges}"),
+    if result.model_states:
+        rows.append(("abstract graph coverage",
+                     f"{result.covered_states} of {result.model_states} states "
+                     f"({100 * result.covered_states / result.model_states:.1f}%), {result.covered_edges} of "
+                     f"{result.model_edges} edges ({100 * result.covered_edges / max(result.model_edges, 1):.1f}%)"))
+    rows += [("abstract states / edges reached", f"{result.abstract_states} / {result.abstract_edges}"),
              ("sometimes-witnesses reached", str(len(result.witnesses))),
              ("seconds", f"{result.seconds:.1f}" + (f" (+{result.startup_seconds:.1f} Spark start-up)"
                                                      if result.startup_seconds else "")),

@@ -282,8 +282,8 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         if stop_after_level is not None and level >= stop_after_level:
             break
     result.complete = frontier_size == 0
-    result.abstract_states, result.abstract_edges = len(states), len(edges)
     result.seconds = time.perf_counter() - start
+    result.set_coverage(states, edges)
     if prev is not None:
         prev.unpersist()
     return result

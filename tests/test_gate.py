@@ -87,3 +87,11 @@ def test_list_mutants(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "--list-mutants"]) == 0
     out = capsys.readouterr().out
     assert all(m.name in out for m in all_mutants())
+
+
+def test_machine_phase_returns_one_counterexample_when_hypothesis_finds_several() -> None:
+    """leader-not-reelected gives the machine two distinct failures (a raise and a property); the phase
+    must still return one shrunk trace rather than let Hypothesis' ExceptionGroup escape the gate."""
+    from stateful_tests.machine import run_machine
+    trace = run_machine("3.9", "leader-not-reelected", 100)
+    assert trace is not None and trace.violation is not None and trace.mutant == "leader-not-reelected"

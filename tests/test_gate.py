@@ -89,6 +89,7 @@ def test_list_mutants(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(m.name in out for m in all_mutants())
 
 
+@pytest.mark.slow     # Hypothesis shrinks for about 4 minutes
 def test_machine_phase_returns_one_counterexample_when_hypothesis_finds_several() -> None:
     """leader-not-reelected gives the machine two distinct failures (a raise and a property); the phase
     must still return one shrunk trace rather than let Hypothesis' ExceptionGroup escape the gate."""

@@ -65,6 +65,19 @@ class _Run:
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
 
 
+def keep(level: dict[int, list], fp: int, node: bytes, path: bytes, sleep: frozenset | None) -> None:
+    """The same-level rule of both engines for a node reached again within one level: the smallest
+    path wins (here paths arrive in that order; Spark's arrive in any), the POR sleep sets intersect."""
+    entry = level.get(fp)
+    if entry is None:
+        level[fp] = [node, path, sleep]
+        return
+    if path < entry[1]:
+        entry[0], entry[1] = node, path
+    if sleep is not None and entry[2] is not None:
+        entry[2] = entry[2] & sleep
+
+
 def absorb(result: ExploreResult, states: set[State], edges: set[tuple[State, str, State]],
            exp: Expansion, path: tuple[int, ...]) -> None:
     """Add one expansion's counts, violations and coverage."""
@@ -143,13 +156,8 @@ def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: boo
             exp = expander.expand(node, sleep)
             absorb(result, run.abstract_states, run.abstract_edges, exp, parent_path)
             for index, fp, child, child_sleep in exp.children:
-                if fp in run.visited:
-                    continue
-                entry = nxt.get(fp)
-                if entry is None:
-                    nxt[fp] = [child, path + bytes((index,)), child_sleep]
-                elif child_sleep is not None:
-                    entry[2] = entry[2] & child_sleep
+                if fp not in run.visited:
+                    keep(nxt, fp, child, path + bytes((index,)), child_sleep)
             if progress is not None and (done & 63) == 0:
                 progress(Progress(run.level, done, total, len(run.visited) + len(nxt), result.edges,
                                   time.perf_counter() - start))

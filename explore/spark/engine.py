@@ -31,7 +31,7 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from explore.local import Progress, absorb
+from explore.local import Progress, absorb, keep
 from explore.result import ExploreResult, Found, merge_found
 from explore.space import Expander, ExploreSpec, fingerprint
 from model.state import State
@@ -82,18 +82,6 @@ class Stats:
         edges |= self.edges
 
 
-def _keep(cands: dict[int, list], fp: int, node: bytes, path: bytes, sleep: frozenset | None) -> None:
-    """The same-level rule of both engines: the smallest path wins, sleep sets intersect."""
-    entry = cands.get(fp)
-    if entry is None:
-        cands[fp] = [node, path, sleep]
-        return
-    if path < entry[1]:
-        entry[0], entry[1] = node, path
-    if sleep is not None and entry[2] is not None:
-        entry[2] = entry[2] & sleep
-
-
 def _batches(cands: dict[int, list], parts: int) -> Iterator[tuple[int, tuple]]:
     routed: list[list[int]] = [[] for _ in range(parts)]
     for fp in cands:
@@ -116,7 +104,7 @@ def make_expand(spec_json: str, parts: int) -> Callable[[int, Records], RecordIt
                 exp = ex.expand(node, sleep)
                 absorb(stats.result, stats.states, stats.edges, exp, tuple(path))
                 for idx, fp, child, child_sleep in exp.children:
-                    _keep(cands, fp, child, path + bytes((idx,)), child_sleep)
+                    keep(cands, fp, child, path + bytes((idx,)), child_sleep)
         yield from _batches(cands, parts)
         yield index % parts, ("S", pickle.dumps(stats, protocol=5))
     return expand
@@ -138,7 +126,7 @@ def make_merge(checkpoint: str | None, level: int) -> Callable[[Records], Record
             elif tag in ("C", "F"):
                 for fp, node, path, sleep in zip(np.frombuffer(rec[1], np.int64).tolist(), rec[2], rec[3], rec[4],
                                                  strict=True):
-                    _keep(cands, fp, node, path, sleep)
+                    keep(cands, fp, node, path, sleep)
         if pidx is None:
             return
         new: list[int] = []

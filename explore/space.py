@@ -7,7 +7,9 @@ A **node** is a byte string: the World's canonical snapshot plus what the proper
 of the path (the eventually_within monitors' run state, and whether an IllegalStateError already
 happened — properties/findings.py excuses some violations after one). Two paths that reach the same
 world but leave a monitor in a different state are different nodes: a bounded-liveness obligation
-that is running is part of the state. Its **fingerprint** is the first 63 bits of its blake2b digest.
+that is running is part of the state (monitor state is compared as pickled bytes: equal contents built
+in another order count as two nodes — deterministic, only less deduplication). Its **fingerprint** is
+the first 63 bits of its blake2b digest.
 
 Every edge is checked against every applicable catalog property (always on the target, always_step
 on the triple, eventually_within through the monitors), against ``coordinator-raises-no-exception``
@@ -25,8 +27,10 @@ sets prune *edges* (a transition is skipped when the same two independent steps 
 the other order), never states; every state is still expanded, so every always property is still
 checked on every state, and a skipped always_step edge has an explored twin with the same
 observations. ``tests/test_explore_local.py`` checks that POR changes no state count and no violated
-property on several scopes. Member-symmetry reduction is not applied to concrete worlds: client i's
-member id, correlation ids and peer references differ between clients (the abstract model has it).
+property on several scopes. Member-symmetry reduction is not applied to concrete worlds, because it
+would be unsound there: member ids embed the client id and the coordinator picks "any member" (a new
+leader, the protocol tie-break) as the smallest id, so permuting clients is not an automorphism of the
+world. The abstract model, where slots are anonymous, keeps its slot symmetry.
 """
 from __future__ import annotations
 

@@ -142,8 +142,7 @@ def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: boo
         fp = fingerprint(expander.root)
         run = _Run(spec, 0, {fp}, {fp: [expander.root, b"", frozenset() if spec.por else None]}, result,
                    {expander.root_abstract}, set())
-        for prop, _i, msg in expander.root_violations:
-            merge_found(result.violations, prop, (), msg)
+        result.add_root_violations(expander.root_violations)
     result = run.result
     assert result is not None
     last_save = time.perf_counter()
@@ -196,8 +195,7 @@ def dfs(spec: ExploreSpec, progress: ProgressFn | None = None) -> ExploreResult:
     result = ExploreResult(spec, "local", "dfs")
     states: set[State] = {expander.root_abstract}
     edges: set[tuple[State, str, State]] = set()
-    for prop, _i, msg in expander.root_violations:
-        merge_found(result.violations, prop, (), msg)
+    result.add_root_violations(expander.root_violations)
     best: dict[int, int] = {fingerprint(expander.root): 0}
     stack: list[tuple[bytes, bytes]] = [(expander.root, b"")]
     while stack:

@@ -40,8 +40,7 @@ def pct(spec: ExploreSpec, runs: int = 200, length: int = 60, bug_depth: int = 3
     seen = {fingerprint(expander.root)}
     collected = Expansion()
     collected.abstract_states.add(expander.root_abstract)
-    for prop, _i, msg in expander.root_violations:
-        merge_found(result.violations, prop, (), msg)
+    result.add_root_violations(expander.root_violations)
     for r in range(runs):
         rng = random.Random(seed * 1_000_003 + r)
         priority: dict[str, float] = {}

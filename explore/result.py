@@ -61,6 +61,11 @@ class ExploreResult:
     resumed_from_level: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
+    def add_root_violations(self, violations: list[tuple[str, int, str]]) -> None:
+        """The initial state's violations (``Expander.root_violations``): counterexamples of no steps."""
+        for prop, _index, msg in violations:
+            merge_found(self.violations, prop, (), msg)
+
     def set_coverage(self, states: set, edges: set) -> None:
         """The abstract states/edges the steps mapped to, and their share of the model graph."""
         from explore.coverage import coverage

@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import shutil
 import time
+from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -79,7 +80,6 @@ def spec_from_args(args: argparse.Namespace) -> ExploreSpec:
     if args.max_time_ms is not None:
         if args.max_time_ms < 0:
             raise ExploreUsageError(f"--max-time-ms must be >= 0, got {args.max_time_ms}.")
-        from dataclasses import replace
         scope = replace(scope, max_time_ms=args.max_time_ms)
     if args.checkpoint_every < 0:
         raise ExploreUsageError(f"--checkpoint-every must be >= 0 seconds, got {args.checkpoint_every:g}.")

@@ -31,8 +31,8 @@ from typing import Any, Callable, Iterable, Iterator
 
 import numpy as np
 
-from explore.local import Progress, absorb, keep
-from explore.result import ExploreResult, Found, merge_found
+from explore.local import CheckpointError, Progress, absorb, keep
+from explore.result import ExploreResult, merge_found
 from explore.space import Expander, ExploreSpec, fingerprint
 from model.state import State
 
@@ -196,7 +196,6 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         resume: bool = False, progress: Callable[[Progress], None] | None = None,
         stop_after_level: int | None = None, startup_seconds: float = 0.0) -> ExploreResult:
     """Breadth-first search on ``session``'s SparkContext; the same result as ``explore.local.bfs``."""
-    from explore.local import CheckpointError
     sc = session.sparkContext
     parts = partitions or sc.defaultParallelism
     spec_json = json.dumps(spec.to_json(), sort_keys=True)
@@ -225,8 +224,7 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         ex = Expander(spec)
         root_fp = fingerprint(ex.root)
         result = ExploreResult(spec, "spark", "bfs", states=1, levels=[1])
-        for prop, _i, msg in ex.root_violations:
-            merge_found(result.violations, prop, (), msg)
+        result.add_root_violations(ex.root_violations)
         states, edges = {ex.root_abstract}, set()
         level, frontier_size = 0, 1
         visited = sc.parallelize([(o, ("V", np.array([root_fp] if o == root_fp % parts else [], np.int64).tobytes()))
@@ -235,7 +233,6 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
                                                       [frozenset() if spec.por else None]))], 1)
     result.startup_seconds = startup_seconds
     result.extra = {"partitions": parts, "master": sc.master}
-    expand = None
     prev = None
     while frontier_size and level < spec.depth:
         t_level = time.perf_counter()
@@ -293,4 +290,4 @@ def _commit_level(checkpoint: str, level: int, spec: ExploreSpec, parts: int, re
             shutil.rmtree(old, ignore_errors=True)
 
 
-__all__ = ["bfs", "part_ident", "last_complete_level", "Found"]
+__all__ = ["bfs", "part_ident", "last_complete_level"]

@@ -93,6 +93,12 @@ class World:
         self.partition = LOADED
         self.steps: list[Step] = []
         self.step_digests = True      # each recorded Step carries the world's digest (explorers switch it off)
+        # reuse_coordinator (explorers switch it on): restore() keeps the coordinator object when it was itself
+        # restored from an equal state and no step has called into it since (see _COORDINATOR_KINDS)
+        self.reuse_coordinator = False
+        self._fresh_coord_state: tuple[Any, ...] | None = None
+        self.touched_coordinator = False   # whether the last step's handler called into the coordinator
+        self._view: tuple[Any, Any] = (None, None)   # (coordinator, its describe()), see observe()
         self._produced: list[str] | None = None
         self._version = 0                              # bumped by every step/restore
         self._enabled_version = -1
@@ -209,6 +215,9 @@ class World:
         self._produced = [] if self.record else None
         if self.record:
             self.coord.events.clear()     # only what happens inside this step goes into its Step
+        self.touched_coordinator = action.kind in _COORDINATOR_KINDS
+        if self.touched_coordinator:
+            self._fresh_coord_state = None
         _HANDLERS[action.kind](self, action)
         self._version += 1
         if self.record:
@@ -306,7 +315,12 @@ class World:
     # --- observation and recording ---------------------------------------------------------
     def observe(self) -> dict[str, Any]:
         """What a table row shows: time, the group, and each client's state."""
-        view = self.coord.describe(self.group_id)
+        coord = self.coord
+        if self._fresh_coord_state is not None and self._view[0] is coord:
+            view = self._view[1]        # an untouched coordinator restored from state: its view cannot change
+        else:
+            view = coord.describe(self.group_id)
+            self._view = (coord, view)
         return {
             "time_ms": self.coord.now_ms,
             "group_state": self.profile.state_name(view.state) if view else "-",
@@ -340,7 +354,10 @@ class World:
     # --- snapshots -------------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
         """The world as one nested tuple of plain data (equal worlds give equal tuples)."""
-        return (self.coord.to_state(), tuple(c.to_state() for c in self.clients), self.net.to_state(), self.partition)
+        coord_state = self._fresh_coord_state          # the state it was restored from, when untouched since
+        if coord_state is None:
+            coord_state = self.coord.to_state()
+        return (coord_state, tuple(c.to_state() for c in self.clients), self.net.to_state(), self.partition)
 
     def snapshot(self) -> bytes:
         """Canonical bytes: pickled without a memo, so object identity cannot change them."""
@@ -354,7 +371,9 @@ class World:
         """Put the world back into the state ``data`` was taken in (recorded steps are kept).
         ``enabled``: what ``enabled()`` returned in that state, if the caller has it (saves recomputing)."""
         coord_state, client_states, net_state, partition = pickle.loads(data)
-        self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
+        if not (self.reuse_coordinator and coord_state == self._fresh_coord_state):
+            self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
+        self._fresh_coord_state = coord_state if self.reuse_coordinator else None
         for client, state in zip(self.clients, client_states, strict=True):
             client.set_state(state)
         self.net.set_state(net_state)
@@ -378,6 +397,12 @@ class World:
             taken.append(action)
         return taken
 
+
+#: The action kinds whose handler calls into the coordinator (and so may change it); every other handler
+#: reads only ``coord.now_ms`` and changes clients and the network. World.reuse_coordinator relies on this
+#: list; tests/test_world_reuse.py checks it on random walks over every scope option.
+_COORDINATOR_KINDS = frozenset({"DeliverRequest", "FireTimer", "AdvanceClock", "AdvanceToNextDeadline",
+                                "CompleteAppend", "UnloadGroup", "LoadGroup"})
 
 _HANDLERS: dict[str, Callable[[World, Action], None]] = {
     "JoinGroup": World._send, "SyncGroup": World._send, "Heartbeat": World._send,

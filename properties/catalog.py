@@ -63,6 +63,8 @@ class Property:
     explain: Callable[..., Witness]
     z3: str | None = None            # name of the Z3 twin (properties/z3/)
     order: tuple[int, int] = (0, 0)  # (module index in PROPERTY_MODULES, definition order)
+    fn: Callable[..., Witness | None] | None = None   # the decorated function itself (None for monitors):
+    #                                    explain(*a) is fn(*a) or {}; hot loops call it directly
 
     def applies(self, profile: str) -> bool:
         return profile in self.applies_to
@@ -136,11 +138,12 @@ def _validate(name: str, kind: str, claim: str, source: str, applies_to: tuple[s
 
 
 def _register(name: str, kind: str, claim: str, source: str, applies_to: tuple[str, ...], level: str,
-              check: Callable[..., Any], explain: Callable[..., Witness], z3: str | None, module: str) -> Property:
+              check: Callable[..., Any], explain: Callable[..., Witness], z3: str | None, module: str,
+              fn: Callable[..., Witness | None] | None = None) -> Property:
     _validate(name, kind, claim, source, tuple(applies_to), level)
     _counter[0] += 1
     prop = Property(name, kind, claim, source, tuple(applies_to), level, check, explain, z3,
-                    (_module_index(module), _counter[0]))
+                    (_module_index(module), _counter[0]), fn)
     _REGISTRY[name] = prop
     return prop
 
@@ -161,7 +164,7 @@ def _decorator(kind: str, name: str, claim: str, source: str, applies_to: tuple[
 
         def explain(*args: Any) -> Witness:
             return fn(*args) or {}
-        _register(name, kind, claim, source, applies_to, level, check, explain, z3, fn.__module__)
+        _register(name, kind, claim, source, applies_to, level, check, explain, z3, fn.__module__, fn)
         return fn
     return wrap
 

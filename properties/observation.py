@@ -8,7 +8,7 @@ and responses of a step, and the coordinator's transitions log, are only kept wh
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from core.actions import Action
@@ -255,8 +255,7 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
         ops=tuple(_op(op) for op in ops),
         appends=tuple(AppendObs(a.seq, a.group.incarnation, a.generation_id, a.kind) for a in coord.appends),
         parked=_parked(ordered, ops),
-        inflight=tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms)
-                       for k, r in sorted(world.net.requests.items())),
+        inflight=_inflight(world),
         errors=len(coord.errors), last_error=coord.errors[-1] if coord.errors else "",
         unloaded=gid in coord.unloaded, loading=gid in coord.loading,
         new_member_join_timeout_ms=coord.config.new_member_join_timeout_ms,
@@ -265,3 +264,20 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
         events=() if step is None else step.events, responses=() if step is None else step.responses,
         transitions=tuple(log[start:]) if step is not None else (), transition_count=len(log),
     )
+
+
+def _inflight(world: World) -> tuple[RequestObs, ...]:
+    return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms)
+                 for k, r in sorted(world.net.requests.items()))
+
+
+def observe_after(before: Observation, world: World, step: Step) -> Observation:
+    """``observe(world, step, before.transition_count)`` for the step just taken from the world ``before``
+    was read in. When the step did not call into the coordinator (``world.touched_coordinator`` is False)
+    only the requests in flight and the step's own fields can differ from ``before``, so they are all that
+    is read again; otherwise this is ``observe``."""
+    if world.touched_coordinator:
+        return observe(world, step, before.transition_count)
+    return replace(before, inflight=_inflight(world), step_index=step.index, action=step.action,
+                   events=step.events, responses=step.responses, transitions=())
+

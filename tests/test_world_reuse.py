@@ -1,0 +1,107 @@
+"""The explorer's shortcuts are exact: reusing an untouched coordinator, reading only the requests in flight
+again after a step that did not call into the coordinator, and not reloading unchanged monitors.
+
+``World.reuse_coordinator``, ``observe_after`` and ``Expander`` trust ``harness.world._COORDINATOR_KINDS``:
+the walks below check that every other action leaves the coordinator's state, error log and transitions log
+as they were, and that ``observe_after`` equals a full ``observe``; then every expansion with the shortcuts
+is compared with one taken without them (every kind counted as touching the coordinator).
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import replace
+
+import pytest
+
+import harness.world as world_module
+from explore.scopes import get_scope
+from explore.space import Expander, ExploreSpec
+from harness.scope import Scope
+from harness.world import _COORDINATOR_KINDS, World
+from properties.observation import observe, observe_after
+
+ALL_OPTIONS = Scope(append_mode="deferred", faults=True, crashes=True, unload=True, commits=True,
+                    advance_ms=(1000, 7000))
+STABLE_OFTEN = Scope(append_mode="deferred", commits=True, leaves=False, advance_ms=())   # walks that reach Stable and heartbeat
+
+
+@pytest.mark.parametrize("profile,clients,mutant", [("3.9", ("java", "java", "adversarial"), None),
+                                                    ("0.10.0", ("java", "java"), None),
+                                                    ("3.9", ("java", "java"), "leader-not-reelected")])
+def test_only_the_coordinator_kinds_change_the_coordinator(profile: str, clients: tuple[str, ...],
+                                                           mutant: str | None) -> None:
+    rng = random.Random(7)
+    kinds_seen: set[str] = set()
+    for walk in range(8):
+        scope = ALL_OPTIONS if walk % 2 else STABLE_OFTEN
+        world = World(profile, scope, clients=clients, mutant=mutant)
+        for _ in range(120):
+            choices = world.enabled()
+            here, fine = world.snapshot(), []
+            for action in choices:           # every enabled action from here, then one of them for real
+                world.restore(here)
+                before, coord_before = observe(world), world.coord.to_state()
+                logs = (len(world.coord.errors), len(world.coord.transitions))
+                try:
+                    world.step(action)
+                except Exception:            # noqa: BLE001 — a mutant may throw; that step is not compared
+                    continue
+                fine.append(action)
+                step = world.steps[-1]
+                assert world.touched_coordinator == (action.kind in _COORDINATOR_KINDS)
+                if not world.touched_coordinator:
+                    kinds_seen.add(action.kind)
+                    assert world.coord.to_state() == coord_before, action
+                    assert (len(world.coord.errors), len(world.coord.transitions)) == logs, action
+                assert observe_after(before, world, step) == observe(world, step, before.transition_count), action
+            if not fine:
+                break
+            world.restore(here)
+            world.step(fine[rng.randrange(len(fine))])
+    # the walks reached the client and network actions the shortcut is taken for (the mutant's group breaks early)
+    wanted = {"JoinGroup", "SyncGroup", "Heartbeat", "DeliverResponse", "DropRequest", "DropResponse", "Crash", "Restart"}
+    assert wanted | ({"OffsetCommit", "LeaveGroup"} if mutant is None else set()) <= kinds_seen
+
+
+class _NoShortcuts(Expander):
+    """Monitors reloaded before every edge; with every kind patched into _COORDINATOR_KINDS the world
+    rebuilds its coordinator, and the Expander observes and abstracts afresh, on every edge."""
+
+    def _put(self, world_bytes, monitor_states, enabled):  # type: ignore[no-untyped-def]
+        self._monitor_states = None
+        super()._put(world_bytes, monitor_states, enabled)
+
+
+SPECS = [
+    ExploreSpec("3.9", 3, 8, get_scope("basic")),
+    ExploreSpec("3.9", 2, 7, get_scope("faults")),
+    ExploreSpec("3.9", 2, 7, get_scope("crashes"), mutant="leader-not-reelected"),
+    ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
+    ExploreSpec("3.9", 2, 5, replace(get_scope("basic"), append_mode="deferred", timed=True),
+                clients=("java", "adversarial")),
+]
+
+
+@pytest.mark.parametrize("spec", SPECS, ids=lambda s: f"{s.profile}-{s.members}-{s.scope.faults}-{s.mutant}-{s.por}")
+def test_every_expansion_equals_the_one_without_shortcuts(spec: ExploreSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast, slow = Expander(spec), _NoShortcuts(spec)
+    every_kind = frozenset(world_module._HANDLERS)
+    frontier, seen, compared = [(fast.root, frozenset() if spec.por else None)], {fast.root}, 0
+    for _depth in range(spec.depth):
+        nxt = []
+        for node, sleep in frontier:
+            got = fast.expand(node, sleep)
+            with monkeypatch.context() as m:
+                m.setattr(world_module, "_COORDINATOR_KINDS", every_kind)
+                want = slow.expand(node, sleep)
+            assert (got.children, got.violations, got.edges, got.pruned) == \
+                   (want.children, want.violations, want.edges, want.pruned)
+            assert (got.witnesses, got.abstract_states, got.abstract_edges) == \
+                   (want.witnesses, want.abstract_states, want.abstract_edges)
+            compared += got.edges
+            for _i, _fp, child, child_sleep in got.children:
+                if child not in seen:
+                    seen.add(child)
+                    nxt.append((child, child_sleep))
+        frontier = nxt
+    assert compared > 100

@@ -22,7 +22,8 @@ from properties.observation import observe, observe_after
 
 ALL_OPTIONS = Scope(append_mode="deferred", faults=True, crashes=True, unload=True, commits=True,
                     advance_ms=(1000, 7000))
-STABLE_OFTEN = Scope(append_mode="deferred", commits=True, leaves=False, advance_ms=())   # walks that reach Stable and heartbeat
+# walks that reach Stable and heartbeat
+STABLE_OFTEN = Scope(append_mode="deferred", commits=True, leaves=False, advance_ms=())
 
 
 @pytest.mark.parametrize("profile,clients,mutant", [("3.9", ("java", "java", "adversarial"), None),
@@ -59,7 +60,8 @@ def test_only_the_coordinator_kinds_change_the_coordinator(profile: str, clients
             world.restore(here)
             world.step(fine[rng.randrange(len(fine))])
     # the walks reached the client and network actions the shortcut is taken for (the mutant's group breaks early)
-    wanted = {"JoinGroup", "SyncGroup", "Heartbeat", "DeliverResponse", "DropRequest", "DropResponse", "Crash", "Restart"}
+    wanted = {"JoinGroup", "SyncGroup", "Heartbeat", "DeliverResponse", "DropRequest", "DropResponse", "Crash",
+              "Restart"}
     assert wanted | ({"OffsetCommit", "LeaveGroup"} if mutant is None else set()) <= kinds_seen
 
 

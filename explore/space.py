@@ -246,6 +246,7 @@ class Expander:
         world.steps.clear()
         after = observe_after(before, world, step)
         error = had_error or any(e.startswith("IllegalStateError") for e in step.events)
+        self._monitor_states = None      # the monitors move now; _node reads what they hold after
         for v in check_world_step(self.checked, before, step, after, self.monitors):
             if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
                 out.violations.append((v.property, index, v.message))

@@ -63,8 +63,8 @@ class Property:
     explain: Callable[..., Witness]
     z3: str | None = None            # name of the Z3 twin (properties/z3/)
     order: tuple[int, int] = (0, 0)  # (module index in PROPERTY_MODULES, definition order)
-    fn: Callable[..., Witness | None] | None = None   # the decorated function itself (None for monitors):
-    #                                    explain(*a) is fn(*a) or {}; hot loops call it directly
+    # the decorated function (None for monitors): explain(*a) is fn(*a) or {}; hot loops call it directly
+    fn: Callable[..., Witness | None] | None = None
 
     def applies(self, profile: str) -> bool:
         return profile in self.applies_to

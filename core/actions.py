@@ -6,6 +6,7 @@ name of an environment event (DESIGN.md §5).
 """
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 #: kinds where a client sends a request of that API
@@ -24,6 +25,7 @@ EVENT_KINDS = (
     "Restart",               # a crashed client starts again with no member id
     "UnloadGroup",           # the group's partition emigrates (SPEC.md §3.7)
     "LoadGroup",             # the partition is loaded again
+    "Receive",               # a real client's request off the wire (kgc serve): client = connection, arg = JSON
 )
 KINDS = REQUEST_KINDS + EVENT_KINDS
 
@@ -35,7 +37,8 @@ class Action:
     ``arg`` means: for requests, the variant an adversarial client chose (0 for the
     Java-consumer model); for deliveries/drops, the correlation id; for AdvanceClock, the
     milliseconds; for FireTimer, the timer task's sequence number; for CompleteAppend, the
-    error name ("NONE" for success).
+    error name ("NONE" for success); for Receive, the whole request as compact JSON (a real client
+    chose it, so the world cannot enumerate it: see ``harness.external``).
     """
 
     kind: str
@@ -61,5 +64,19 @@ class Action:
 
     def __str__(self) -> str:
         who = f"c{self.client}" if self.client >= 0 else ""
+        if self.kind == "Receive":
+            return f"Receive {who} {receive_summary(str(self.arg))}"
         arg = "" if self.arg == 0 and self.kind in REQUEST_KINDS else str(self.arg)
         return " ".join(p for p in (self.kind, who, arg) if p)
+
+
+def receive_summary(payload: str) -> str:
+    """A Receive payload in one short line (``JoinGroup#3 member=- gen=-1``) for tables and reports."""
+    try:
+        obj = json.loads(payload)
+        parts = [f"{obj['api']}#{obj['corr']}", f"member={obj.get('member_id') or '-'}"]
+    except (ValueError, KeyError, TypeError):
+        return payload[:60]
+    if obj["api"] != "JoinGroup":
+        parts.append(f"gen={obj.get('generation_id', -1)}")
+    return " ".join(parts)

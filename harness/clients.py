@@ -364,4 +364,28 @@ class AdversarialClient(Client):
             self.assignment = resp.assignment
 
 
-CLIENT_KINDS: dict[str, type[Client]] = {"java": JavaConsumer, "adversarial": AdversarialClient}
+class ExternalClient(Client):
+    """A real client's connection (``kgc serve``): nothing here models it. What it sends enters the
+    world as ``Receive`` actions and its answers leave through the world's outbox (harness.external)."""
+
+    __slots__ = ()
+    kind = "external"
+
+    def wants(self, now_ms: int) -> list[tuple[str, int]]:
+        return []
+
+    def send(self, api: str, arg: int, now_ms: int, peer_member_id: str = "") -> Request:
+        raise ValueError("an external client's requests arrive as Receive actions; the world never builds one.")
+
+    def on_timeout(self, api: str, corr: int, now_ms: int) -> None:
+        return None
+
+    def on_response(self, resp: Response, now_ms: int) -> None:
+        return None
+
+    def describe(self) -> str:
+        return "external"
+
+
+CLIENT_KINDS: dict[str, type[Client]] = {"java": JavaConsumer, "adversarial": AdversarialClient,
+                                         "external": ExternalClient}

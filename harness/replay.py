@@ -34,7 +34,7 @@ def replay(trace: Trace) -> World:
     """Re-run ``trace``; raise ReplayDivergence at the first step that does not match."""
     world = world_for(trace)
     for recorded in trace.steps:
-        if recorded.action not in world.enabled():
+        if not world.is_enabled(recorded.action):
             raise ReplayDivergence(
                 f"step {recorded.index}: action {recorded.action} is not enabled in the replayed world.")
         world.step(recorded.action)

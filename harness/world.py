@@ -24,7 +24,8 @@ from core.trace import Step, Trace
 from core.types import NO_GENERATION, Errors
 from harness.client_versions import CRASHED, GONE, client_version_for
 from harness.clients import CLIENT_KINDS, Client, ClientConfig
-from harness.messages import Response
+from harness.external import WireRequest
+from harness.messages import Request, Response
 from harness.network import Network
 from harness.scope import Scope
 from impl import CoordinatorConfig
@@ -100,10 +101,27 @@ class World:
         self.touched_coordinator = False   # whether the last step's handler called into the coordinator
         self._view: tuple[Any, Any] = (None, None)   # (coordinator, its describe()), see observe()
         self._produced: list[str] | None = None
+        #: answers to external clients' requests, for the server to send (not world state: see harness.external)
+        self.outbox: list[tuple[tuple[int, int], str, Any]] = []
         self._version = 0                              # bumped by every step/restore
         self._enabled_version = -1
         self._enabled: tuple[Action, ...] = ()
         self._enabled_set: frozenset[Action] = frozenset()
+
+    def add_client(self, kind: str = "external") -> int:
+        """Add a client (a real client's connection, for ``kgc serve``); returns its index."""
+        index = len(self.clients)
+        self.kinds = client_kinds(self.kinds + (kind,))
+        config = ClientConfig(index=index, client_id=f"c{index}", version=client_version_for(self.profile.name))
+        self.configs = self.configs + (config,)
+        self.clients.append(CLIENT_KINDS[kind](config, 0))
+        self._version += 1
+        return index
+
+    def take_outbox(self) -> list[tuple[tuple[int, int], str, Any]]:
+        """The answers to external clients produced since the last call: ((client, corr), api, impl result)."""
+        out, self.outbox = self.outbox, []
+        return out
 
     def _client_configs(self) -> tuple[ClientConfig, ...]:
         scope, n = self.scope, len(self.kinds)
@@ -206,11 +224,31 @@ class World:
         return target if max_time is None or target <= max_time else None
 
     # --- stepping ------------------------------------------------------------------------
-    def step(self, action: Action) -> None:
-        """Perform one enabled action; anything else is a ValueError."""
+    def is_enabled(self, action: Action) -> bool:
+        """Whether ``step(action)`` is allowed: one of ``enabled()``, or what real clients and real time
+        bring that no enumeration can (a Receive from an external client; AdvanceClock by any amount
+        while no timer is due, in a world with external clients)."""
         if self._enabled_version != self._version:
             self.enabled()
-        if action not in self._enabled_set:
+        if action in self._enabled_set:
+            return True
+        if action.kind == "Receive":
+            if not (0 <= action.client < len(self.clients) and self.kinds[action.client] == "external"):
+                return False
+            try:
+                WireRequest.from_payload(str(action.arg))
+            except ValueError:
+                return False
+            return True
+        if action.kind == "AdvanceClock" and "external" in self.kinds:
+            ms = action.arg
+            return (isinstance(ms, int) and ms > 0 and not self.coord.due_timers()
+                    and (self.scope.max_time_ms is None or self.coord.now_ms + ms <= self.scope.max_time_ms))
+        return False
+
+    def step(self, action: Action) -> None:
+        """Perform one enabled action (see ``is_enabled``); anything else is a ValueError."""
+        if not self.is_enabled(action):
             raise ValueError(f"action {action} is not enabled at this point; choose one of world.enabled().")
         self._produced = [] if self.record else None
         if self.record:
@@ -230,13 +268,22 @@ class World:
 
     def _deliver_request(self, a: Action) -> None:
         req = self.net.take_request((a.client, a.arg))  # type: ignore[arg-type]
-        coord, g, key = self.coord, self.group_id, (req.client, req.corr)
-        api = req.api
+        self._call(req, self.group_id, self.configs[req.client].client_id)
+
+    def _receive(self, a: Action) -> None:
+        wire = WireRequest.from_payload(str(a.arg))
+        self._call(wire.request(a.client), wire.group_id, wire.client_id, wire.members, dict(wire.offsets))
+
+    def _call(self, req: Request, g: str, client_id: str, leaving: tuple[tuple[str, str | None], ...] = (),
+              offsets: dict[str, int] | None = None) -> None:
+        """Hand ``req`` to the coordinator (group ``g``), then move its answers out (``_drain``).
+        ``leaving``: a LeaveGroup's identities (default: the sender); ``offsets``: an OffsetCommit's."""
+        coord, key, api = self.coord, (req.client, req.corr), req.api
         if api == "JoinGroup":
             coord.join_group(g, req.member_id, req.session_timeout_ms, req.rebalance_timeout_ms, req.protocol_type,
                              list(req.protocols), group_instance_id=req.group_instance_id,
                              require_known_member_id=req.require_known_member_id,
-                             client_id=self.configs[req.client].client_id, request_key=key)
+                             client_id=client_id, request_key=key)
         elif api == "SyncGroup":
             coord.sync_group(g, req.generation_id, req.member_id, dict(req.assignments),
                              group_instance_id=req.group_instance_id, request_key=key)
@@ -244,9 +291,9 @@ class World:
             coord.heartbeat(g, req.member_id, req.generation_id, group_instance_id=req.group_instance_id,
                             request_key=key)
         elif api == "LeaveGroup":
-            coord.leave_group(g, [(req.member_id, req.group_instance_id)], request_key=key)
+            coord.leave_group(g, list(leaving) or [(req.member_id, req.group_instance_id)], request_key=key)
         else:
-            coord.commit_offsets(g, req.member_id, req.generation_id, {"t-0": req.corr},
+            coord.commit_offsets(g, req.member_id, req.generation_id, {"t-0": req.corr} if offsets is None else offsets,
                                  group_instance_id=req.group_instance_id, request_key=key)
         self._drain()
 
@@ -257,7 +304,10 @@ class World:
             if key is None:
                 continue
             resp = Response.from_result(api, key[0], key[1], result)
-            net.add_response(resp)
+            if self.kinds[key[0]] == "external":
+                self.outbox.append((key, api, result))      # the server writes it back on the connection
+            else:
+                net.add_response(resp)
             if produced is not None:
                 produced.append(str(resp))
 
@@ -402,7 +452,7 @@ class World:
 #: reads only ``coord.now_ms`` and changes clients and the network. World.reuse_coordinator relies on this
 #: list; tests/test_world_reuse.py checks it on random walks over every scope option.
 _COORDINATOR_KINDS = frozenset({"DeliverRequest", "FireTimer", "AdvanceClock", "AdvanceToNextDeadline",
-                                "CompleteAppend", "UnloadGroup", "LoadGroup"})
+                                "CompleteAppend", "UnloadGroup", "LoadGroup", "Receive"})
 
 _HANDLERS: dict[str, Callable[[World, Action], None]] = {
     "JoinGroup": World._send, "SyncGroup": World._send, "Heartbeat": World._send,
@@ -412,5 +462,5 @@ _HANDLERS: dict[str, Callable[[World, Action], None]] = {
     "FireTimer": World._fire_timer, "AdvanceClock": World._advance_clock,
     "AdvanceToNextDeadline": World._advance_to_next_deadline, "CompleteAppend": World._complete_append,
     "Crash": World._crash, "Restart": World._restart,
-    "UnloadGroup": World._unload_group, "LoadGroup": World._load_group,
+    "UnloadGroup": World._unload_group, "LoadGroup": World._load_group, "Receive": World._receive,
 }

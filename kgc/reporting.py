@@ -26,7 +26,7 @@ def abstract_path(trace: Trace) -> tuple[str, ...]:
     lines = [f"      {abstract(world.coord, world.group_id).short()}"]
     last = lines[0]
     for step in trace.steps:
-        if step.action not in world.enabled():
+        if not world.is_enabled(step.action):
             lines.append(f"  (step {step.index} {step.action} is not enabled here: the trace diverges)")
             break
         world.step(step.action)

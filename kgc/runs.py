@@ -87,7 +87,7 @@ def replay_checked(trace: Trace, actions: Sequence[Action], prop: str) -> Checke
     """Replay ``actions`` on a fresh world like ``trace``'s; the run if ``prop`` fails on the way, else None."""
     run = CheckedRun(world_for(dataclasses.replace(trace, steps=()), record=True), refine=prop == REFINES)
     for action in actions:
-        if run.over or action not in run.world.enabled():
+        if run.over or not run.world.is_enabled(action):
             return None
         if any(v.property == prop for v in run.step(action)):
             return run

@@ -6,7 +6,7 @@ from core.trace import Step
 from core.types import GroupState
 from properties import lines as L
 from properties.catalog import Witness, always_step
-from properties.observation import Observation, RequestObs
+from properties.observation import Observation, RequestObs, delivered_request
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -20,8 +20,7 @@ HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {
 
 
 def delivered(before: Observation, step: Step) -> RequestObs | None:
-    key = L.delivered_key(step.action)
-    return before.request(key) if key is not None else None
+    return delivered_request(before, step)
 
 
 def valid_for_group(before: Observation, req: RequestObs) -> bool:

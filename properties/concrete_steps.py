@@ -6,7 +6,7 @@ from core.trace import Step
 from core.types import GroupState
 from properties import lines as L
 from properties.catalog import Witness, always_step
-from properties.observation import GroupObs, Observation
+from properties.observation import GroupObs, Observation, delivered_request
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -76,8 +76,7 @@ def _members_at_creation(before: Observation, step: Step, after: Observation, at
     """member id -> (session, rebalance timeout) of the group when the event ``at`` created its DelayedJoin."""
     g = after.group if step.action.kind == "LoadGroup" else before.group   # a load rebalances what it loaded
     table = {m.member_id: (m.session_timeout_ms, m.rebalance_timeout_ms) for m in (g.members if g else ())}
-    key = L.delivered_key(step.action)
-    req = before.request(key) if key is not None else None
+    req = delivered_request(before, step)
     if req is not None and req.api == "JoinGroup":
         added = [m.group(1) for e in step.events[:at] if (m := L.ADDED.match(e))]
         joiner = added[-1] if added else req.member_id
@@ -109,8 +108,7 @@ def rebalance_timeout_is_max(before: Observation, step: Step, after: Observation
 
 def _parks(before: Observation, step: Step, member_id: str) -> bool:
     """This step delivered a SyncGroup of ``member_id`` that the coordinator parks (CompletingRebalance)."""
-    key = L.delivered_key(step.action)
-    req = before.request(key) if key is not None else None
+    req = delivered_request(before, step)
     g = before.group
     return (req is not None and req.api == "SyncGroup" and req.member_id == member_id and g is not None
             and g.state is CR and req.generation_id == g.generation_id and not before.unloaded)

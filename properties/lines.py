@@ -10,6 +10,7 @@ import re
 from dataclasses import dataclass
 
 from core.actions import Action
+from harness.external import WireRequest
 
 #: a response line, "c0 JoinGroup#3 NONE gen=2 leader=c0-1 member=c0-1 members=c0-1,c1-2"
 RESPONSE = re.compile(r"^c(\d+) (\w+)#(\d+) (\w+)(.*)$")
@@ -86,7 +87,9 @@ def removed_before(events: tuple[str, ...], end: int) -> set[str]:
 
 
 def delivered_key(action: Action) -> tuple[int, int] | None:
-    """The request key a DeliverRequest action hands to the coordinator."""
+    """The request key a DeliverRequest (or a real client's Receive) action hands to the coordinator."""
     if action.kind == "DeliverRequest" and isinstance(action.arg, int):
         return (action.client, action.arg)
+    if action.kind == "Receive":
+        return (action.client, WireRequest.from_payload(str(action.arg)).corr)
     return None

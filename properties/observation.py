@@ -14,6 +14,7 @@ from typing import Any, Mapping
 from core.actions import Action
 from core.trace import Step
 from core.types import GroupState
+from harness.external import WireRequest
 from harness.world import World
 
 RequestKey = tuple[int, int]   # (client index, correlation id), as on the network
@@ -269,6 +270,19 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
 def _inflight(world: World) -> tuple[RequestObs, ...]:
     return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms)
                  for k, r in sorted(world.net.requests.items()))
+
+
+def delivered_request(before: Observation, step: Step) -> RequestObs | None:
+    """The request ``step`` handed to the coordinator: the one it took off the network (DeliverRequest),
+    or the one a real client sent (Receive, which never sits on the simulated network)."""
+    action = step.action
+    if action.kind == "Receive":
+        r = WireRequest.from_payload(str(action.arg))
+        return RequestObs((action.client, r.corr), r.api, r.member_id, r.generation_id, r.session_timeout_ms,
+                          r.rebalance_timeout_ms)
+    if action.kind == "DeliverRequest" and isinstance(action.arg, int):
+        return before.request((action.client, action.arg))
+    return None
 
 
 def observe_after(before: Observation, world: World, step: Step) -> Observation:

@@ -16,7 +16,7 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 
 # Which first-party packages each scanned layer may import (its own package is always allowed).
-FIRST_PARTY = ("core", "impl", "harness", "model", "properties", "explore", "reports", "kgc",
+FIRST_PARTY = ("core", "impl", "harness", "model", "properties", "explore", "reports", "wire", "kgc",
                "stateful_tests", "tests", "bench")
 ALLOWED_FIRST_PARTY: dict[str, frozenset[str]] = {
     "core": frozenset(),
@@ -26,6 +26,7 @@ ALLOWED_FIRST_PARTY: dict[str, frozenset[str]] = {
     "properties": frozenset({"core", "model", "harness"}),
     "explore": frozenset({"core", "harness", "model", "properties"}),
     "reports": frozenset({"core", "properties", "model"}),
+    "wire": frozenset({"core", "impl", "harness", "properties"}),
     "kgc": frozenset(FIRST_PARTY) - {"tests", "bench"},
     "stateful_tests": frozenset(FIRST_PARTY) - {"tests", "bench"},
 }
@@ -43,6 +44,9 @@ PLACED_THIRD_PARTY: dict[str, tuple[str, ...]] = {
     "pyarrow": ("explore/spark/",),
     "rich": ("reports/", "kgc/"),
     "matplotlib": ("model/", "reports/"),
+    "kafka": ("wire/",),
+    "aiokafka": ("wire/",),
+    "confluent_kafka": ("wire/",),
 }
 # Layers that may import nothing outside the standard library and the layers below them.
 STDLIB_ONLY = ("core", "impl")

@@ -68,7 +68,7 @@ if [ "$(cat "$KGC_VENV/.kgc-installed" 2>/dev/null)" != "$_kgc_hash" ]; then
   _kgc_log=$(mktemp)
   _kgc_rc=0
   (cd "$KGC_ROOT" && "$KGC_VENV/bin/python" -m pip install -q --disable-pip-version-check \
-      -e ".[spark,dev]") >"$_kgc_log" 2>&1 || _kgc_rc=$?
+      -e ".[spark,dev,clients]") >"$_kgc_log" 2>&1 || _kgc_rc=$?
   grep -vE "^WARNING: Location '[^']*' is ignored: it is neither a file nor a directory\.$" "$_kgc_log" >&2 || true
   rm -f "$_kgc_log"
   [ "$_kgc_rc" -eq 0 ] \

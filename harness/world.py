@@ -407,7 +407,10 @@ class World:
         coord_state = self._fresh_coord_state          # the state it was restored from, when untouched since
         if coord_state is None:
             coord_state = self.coord.to_state()
-        return (coord_state, tuple(c.to_state() for c in self.clients), self.net.to_state(), self.partition)
+        # external clients hold no state, and a served session opens connections as it goes: leaving them
+        # out keeps a step's digest independent of how many connections exist at the time
+        modelled = tuple(c.to_state() for c in self.clients if c.kind != "external")
+        return (coord_state, modelled, self.net.to_state(), self.partition)
 
     def snapshot(self) -> bytes:
         """Canonical bytes: pickled without a memo, so object identity cannot change them."""
@@ -424,7 +427,8 @@ class World:
         if not (self.reuse_coordinator and coord_state == self._fresh_coord_state):
             self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
         self._fresh_coord_state = coord_state if self.reuse_coordinator else None
-        for client, state in zip(self.clients, client_states, strict=True):
+        modelled = [c for c in self.clients if c.kind != "external"]
+        for client, state in zip(modelled, client_states, strict=True):
             client.set_state(state)
         self.net.set_state(net_state)
         self.partition = partition

@@ -14,7 +14,7 @@ from core.types import GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
-from kgc import check_cmd, explore_cmd, graph_cmd, properties_cmd, prove_cmd
+from kgc import check_cmd, explore_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
 from impl.profiles import PROFILES, UnknownProfileError, get_profile
 from reports.terminal import format_ms, print_trace
 
@@ -50,6 +50,7 @@ def _parser() -> argparse.ArgumentParser:
     check_cmd.add_parser(sub)
     prove_cmd.add_parser(sub)
     explore_cmd.add_parser(sub)
+    serve_cmd.add_parser(sub)
     return p
 
 
@@ -157,11 +158,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return prove_cmd.run(args, console)
         if args.command == "explore":
             return explore_cmd.run(args, console)
+        if args.command == "serve":
+            return serve_cmd.run(args, console)
         parser.print_help()
         return 2
     except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
             check_cmd.CheckUsageError, prove_cmd.ProveUsageError,
-            explore_cmd.ExploreUsageError) as exc:
+            explore_cmd.ExploreUsageError, serve_cmd.ServeUsageError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")
         return 2
     except ScenarioError as exc:

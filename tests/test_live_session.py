@@ -144,3 +144,15 @@ def test_wire_request_payload_round_trips_and_rejects_garbage() -> None:
         WireRequest.from_payload('{"api": "SyncGroup"}')
     with pytest.raises(ValueError, match="Receive carries one of"):
         WireRequest("Fetch", 1, "g")
+
+
+def test_a_trace_replays_whatever_connections_opened_later() -> None:
+    """Connections open while the session runs; a replay starts with all of them: digests still agree."""
+    s = LiveSession("3.9", checked=CheckedRun)
+    first = s.open("early")
+    _join(s, first, "", v4=False)
+    late = s.open("late")
+    _join(s, late, "", v4=False)
+    trace = Trace.loads(s.trace().dumps())
+    assert trace.scope["clients"] == ["external", "external"]
+    assert len(replay(trace).steps) == len(trace.steps) == 2

@@ -1,0 +1,144 @@
+"""`kgc serve`: the reference coordinator behind the Kafka protocol on 127.0.0.1, checked live.
+
+Real consumers form groups against it; every group request and every timer firing is a checked step
+(the catalog and refinement, kgc.runs.CheckedRun). A violation is printed the moment it happens; when
+the server stops (Ctrl-C, SIGTERM or --duration) the session's trace is written (--trace) and, for a
+violation, the counterexample — shrunk by replay, since a served trace replays — with every report
+`kgc check` writes. Exit 0 clean, 1 a violation, 2 bad usage.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import signal
+import sys
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from core.trace import Violation
+from impl.mutants import get_mutant
+from impl.profiles import get_profile
+from kgc.reporting import violation_report, write_reports
+from kgc.runs import CheckedRun, Found, shrink
+from wire.server import KafkaServer
+from wire.session import LiveSession
+
+DEFAULT_OUT = Path(".kgc-out/serve")
+SHRINK_SECONDS = 20.0
+
+
+class ServeUsageError(ValueError):
+    """Bad arguments to kgc serve."""
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-arg]
+    p = sub.add_parser("serve", help="the reference coordinator on the Kafka wire, for real clients, checked live",
+                       description="Serve a one-node Kafka look-alike on 127.0.0.1 whose group coordinator is the "
+                                   "reference (or a seeded mutant); every step is checked by the catalog and "
+                                   "refinement while real consumers use it.",
+                       epilog="Exit status: 0 no violation, 1 a violation (reports written to --out), 2 bad usage.")
+    p.add_argument("--profile", default="3.9", help="release profile (default 3.9)")
+    p.add_argument("--port", type=int, default=9092, help="port on 127.0.0.1 (default 9092; 0 picks a free one)")
+    p.add_argument("--topics", default="kgc:6", metavar="T:P,…",
+                   help="topics and their partition counts (default kgc:6)")
+    p.add_argument("--group", help="the group to check (default: the first group a client names)")
+    p.add_argument("--mutant", help="serve a seeded mutant instead of the reference (see kgc check --list-mutants)")
+    p.add_argument("--trace", type=Path, metavar="FILE", help="write the session's trace here when the server stops")
+    p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"report directory (default {DEFAULT_OUT})")
+    p.add_argument("--duration", type=float, metavar="SECONDS", help="stop by itself after this long")
+
+
+def parse_topics(text: str) -> dict[str, int]:
+    """``t:3,u:1`` -> {"t": 3, "u": 1}; anything else is one sentence of usage error."""
+    topics: dict[str, int] = {}
+    for item in (p.strip() for p in text.split(",") if p.strip()):
+        name, _, count = item.partition(":")
+        if not name or not count.isdigit() or int(count) < 1:
+            raise ServeUsageError(f"--topics takes NAME:PARTITIONS pairs separated by commas (e.g. kgc:6), "
+                                  f"not {item!r}.")
+        topics[name] = int(count)
+    if not topics:
+        raise ServeUsageError("--topics needs at least one NAME:PARTITIONS pair (e.g. kgc:6).")
+    return topics
+
+
+def _check_args(args: argparse.Namespace) -> dict[str, int]:
+    profile = get_profile(args.profile).name          # UnknownProfileError names the known ones
+    if args.mutant is not None and profile not in get_mutant(args.mutant).profiles:
+        raise ServeUsageError(f"mutant {args.mutant} applies to profile(s) "
+                              f"{', '.join(get_mutant(args.mutant).profiles)}, not {profile}.")
+    if not 0 <= args.port <= 65535:
+        raise ServeUsageError(f"--port must be between 0 and 65535, got {args.port}.")
+    if args.duration is not None and args.duration <= 0:
+        raise ServeUsageError(f"--duration must be positive, got {args.duration:g}.")
+    return parse_topics(args.topics)
+
+
+def run(args: argparse.Namespace, console: Console) -> int:
+    topics = _check_args(args)
+
+    def live(v: Violation) -> None:
+        console.print(f"[bold red]VIOLATION[/] at step {v.step}: {v.property} — {v.message}", highlight=False)
+
+    session = LiveSession(args.profile, mutant=args.mutant, group_id=args.group, checked=CheckedRun,
+                          on_violation=live)
+    try:
+        port = asyncio.run(_serve(session, topics, args, console))
+    except OSError as exc:
+        raise ServeUsageError(f"cannot listen on 127.0.0.1:{args.port} ({exc.strerror or exc}); "
+                              "choose another --port (0 picks a free one).") from None
+    return _finish(session, args, console, port)
+
+
+async def _serve(session: LiveSession, topics: dict[str, int], args: argparse.Namespace, console: Console) -> int:
+    server = KafkaServer(session, topics, port=args.port, host="127.0.0.1")
+    port = await server.start()
+    who = f"mutant {args.mutant}" if args.mutant else "the reference"
+    console.print(f"kgc serve: {who}, profile {args.profile}, on 127.0.0.1:{port} "
+                  f"(topics {', '.join(f'{t}:{n}' for t, n in topics.items())}); every step is checked. "
+                  "Ctrl-C stops.", highlight=False)
+    sys.stdout.flush()
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        if args.duration is None:
+            await stop.wait()
+        else:
+            try:
+                await asyncio.wait_for(stop.wait(), timeout=args.duration)
+            except asyncio.TimeoutError:
+                pass
+    finally:
+        await server.stop()
+    return port
+
+
+def _finish(session: LiveSession, args: argparse.Namespace, console: Console, port: int) -> int:
+    trace = session.trace()
+    steps = len(trace.steps)
+    if args.trace is not None:
+        args.trace.parent.mkdir(parents=True, exist_ok=True)
+        args.trace.write_text(trace.dumps(), encoding="utf-8")
+        console.print(f"trace: {args.trace} ({steps} steps; replay it with kgc replay {args.trace})", highlight=False)
+    runner = session.runner
+    found = runner.result("serve") if isinstance(runner, CheckedRun) else None
+    if found is None:
+        console.print(f"kgc serve: stopped after {steps} checked steps; no violation.", highlight=False)
+        return 0
+    return _report(found, args, console)
+
+
+def _report(found: Found, args: argparse.Namespace, console: Console) -> int:
+    deadline = time.monotonic() + SHRINK_SECONDS
+    shrunk = shrink(found, lambda: time.monotonic() > deadline)
+    report = violation_report(shrunk.trace, shrunk.violation, shrunk_by="delta debugging of the served session")
+    files = write_reports(report, args.out)
+    console.print(f"[bold red]kgc serve: {found.violation.property} violated[/] "
+                  f"(counterexample {len(shrunk.trace.steps)} steps, from {len(found.trace.steps)} served); "
+                  f"reports in {args.out}: {files['markdown'].name}, {files['html'].name}, "
+                  f"{files['trace'].name}, {files['test'].name}", highlight=False)
+    return 1

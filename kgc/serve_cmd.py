@@ -118,27 +118,36 @@ async def _serve(session: LiveSession, topics: dict[str, int], args: argparse.Na
 
 
 def _finish(session: LiveSession, args: argparse.Namespace, console: Console, port: int) -> int:
-    trace = session.trace()
-    steps = len(trace.steps)
-    if args.trace is not None:
-        args.trace.parent.mkdir(parents=True, exist_ok=True)
-        args.trace.write_text(trace.dumps(), encoding="utf-8")
-        console.print(f"trace: {args.trace} ({steps} steps; replay it with kgc replay {args.trace})", highlight=False)
-    runner = session.runner
-    found = runner.result("serve") if isinstance(runner, CheckedRun) else None
-    if found is None:
-        console.print(f"kgc serve: stopped after {steps} checked steps; no violation.", highlight=False)
-        return 0
-    return _report(found, args, console)
+    """Write each group's trace; report each group's counterexample. 1 if any group saw a violation."""
+    groups = list(session.worlds) or [session.group_id or ""]
+    several = len(groups) > 1
+    status, steps = 0, 0
+    for group in groups:
+        trace = session.trace(group)
+        steps += len(trace.steps)
+        if args.trace is not None:
+            path = args.trace if group == groups[0] else args.trace.with_name(f"{args.trace.stem}.{group}.json")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(trace.dumps(), encoding="utf-8")
+            console.print(f"trace of group {group!r}: {path} ({len(trace.steps)} steps; kgc replay {path})",
+                          highlight=False)
+        runner = session.runners.get(group)
+        found = runner.result("serve") if isinstance(runner, CheckedRun) else None
+        if found is not None:
+            status = _report(found, args.out / group if several else args.out, console)
+    if status == 0:
+        console.print(f"kgc serve: stopped after {steps} checked steps in {len(session.worlds)} group(s); "
+                      "no violation.", highlight=False)
+    return status
 
 
-def _report(found: Found, args: argparse.Namespace, console: Console) -> int:
+def _report(found: Found, out: Path, console: Console) -> int:
     deadline = time.monotonic() + SHRINK_SECONDS
     shrunk = shrink(found, lambda: time.monotonic() > deadline)
     report = violation_report(shrunk.trace, shrunk.violation, shrunk_by="delta debugging of the served session")
-    files = write_reports(report, args.out)
+    files = write_reports(report, out)
     console.print(f"[bold red]kgc serve: {found.violation.property} violated[/] "
                   f"(counterexample {len(shrunk.trace.steps)} steps, from {len(found.trace.steps)} served); "
-                  f"reports in {args.out}: {files['markdown'].name}, {files['html'].name}, "
+                  f"reports in {out}: {files['markdown'].name}, {files['html'].name}, "
                   f"{files['trace'].name}, {files['test'].name}", highlight=False)
     return 1

@@ -156,3 +156,22 @@ def test_a_trace_replays_whatever_connections_opened_later() -> None:
     trace = Trace.loads(s.trace().dumps())
     assert trace.scope["clients"] == ["external", "external"]
     assert len(replay(trace).steps) == len(trace.steps) == 2
+
+
+def test_each_group_has_its_own_checked_world_and_trace() -> None:
+    """A second group's parked JoinGroup is no business of the first group's checks (classic groups never
+    interact): each group gets its own world, checks and trace."""
+    s = LiveSession("3.9", checked=CheckedRun)
+    a, b = s.open("a"), s.open("b")
+    _join(s, a, "", v4=False)
+    s.submit(b, "JoinGroup", group_id="other", member_id="", session_timeout_ms=10000, rebalance_timeout_ms=10000,
+             protocol_type="consumer", protocols=[("range", b"")])
+    for t in range(0, 12000, 500):
+        s.advance_to(t)
+    assert list(s.worlds) == ["g", "other"] and s.group_id == "g"
+    assert {a_.conn for a_ in s.answers()} == {a, b}
+    assert s.violations == []
+    for group in ("g", "other"):
+        trace = Trace.loads(s.trace(group).dumps())
+        assert trace.scope["group_id"] == group
+        assert len(replay(trace).steps) == len(trace.steps)

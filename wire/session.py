@@ -5,7 +5,7 @@ of a World whose clients are the server's connections (harness.external); the re
 becomes ``AdvanceClock``/``FireTimer`` steps that fire the coordinator's timers at their deadlines
 (the MockTimer rule of DESIGN.md §4: a task fires once now > deadline, in (deadline, seq) order).
 With a checked runner (``kgc.runs.CheckedRun``, injected by the layer above) every step is checked
-by the whole catalog and refinement, live; the recorded trace replays with ``kgc replay``.
+by the whole catalog and refinement, live; each group's recorded trace replays with ``kgc replay``.
 """
 from __future__ import annotations
 
@@ -39,9 +39,11 @@ class Answer:
 class LiveSession:
     """The reference coordinator of one profile (optionally a seeded mutant) behind real connections.
 
-    The checked group is ``group_id`` (default: the first group a request names); requests for other
-    groups are answered by the same coordinator but observed only through it. ``checked`` builds the
-    runner that steps the world (None: unchecked); ``on_violation`` hears each violation as it is found.
+    Each group gets its own checked World (its own coordinator: classic groups never interact, SPEC.md
+    §5.1 — every path takes only its own group's lock), all sharing the server's connections as
+    external clients; so every group is checked with the whole catalog and has its own trace. The
+    primary group is ``group_id`` (default: the first group a request names). ``checked`` builds the
+    runner that steps a world (None: unchecked); ``on_violation`` hears each violation as it is found.
     """
 
     def __init__(self, profile: str = "3.9", mutant: str | None = None, group_id: str | None = None,
@@ -50,100 +52,109 @@ class LiveSession:
         self.profile, self.mutant, self.group_id = profile, mutant, group_id
         World(profile, Scope(), clients=0, record=False, mutant=mutant)   # bad profile/mutant: fail now
         self._checked, self._on_violation = checked, on_violation
-        self.world: World | None = None
-        self.runner: Stepper | None = None
+        self.worlds: dict[str, World] = {}       # group id -> its world, in the order groups appeared
+        self.runners: dict[str, Stepper] = {}
         self.violations: list[Violation] = []
+        self.violations_by_group: dict[str, list[Violation]] = {}
         self._conns: list[str] = []            # client ids, by connection index
         self._corr: list[int] = []             # the next request number, by connection index
-        self._origin_ms: int | None = None     # the real time that is 0 on the coordinator's clock
+        self._origin_ms: dict[str, int] = {}   # group id -> the real time that is 0 on its coordinator's clock
         self._last_real_ms = 0                 # the latest real time advance_to was given
+
+    @property
+    def world(self) -> World | None:
+        """The primary group's world (None before any group request)."""
+        return None if self.group_id is None else self.worlds.get(self.group_id)
+
+    @property
+    def runner(self) -> Stepper | None:
+        return None if self.group_id is None else self.runners.get(self.group_id)
 
     # --- connections and requests ---------------------------------------------------------
     def open(self, client_id: str) -> int:
-        """Register a connection; its index names it in the trace (c0, c1, …)."""
+        """Register a connection; its index names it in the traces (c0, c1, …)."""
         self._conns.append(client_id)
         self._corr.append(1)
-        if self.world is not None:
-            self.world.add_client("external")
+        for world in self.worlds.values():
+            world.add_client("external")
         return len(self._conns) - 1
 
     def submit(self, conn: int, api: str, **fields: Any) -> int:
-        """Hand one group request to the coordinator; returns its number on ``conn``."""
+        """Hand one group request to its group's coordinator; returns its number on ``conn``."""
         corr = self._corr[conn]
         self._corr[conn] = corr + 1
         request = _wire_request(api, corr, self._conns[conn], fields)
-        self._ensure_world(request.group_id)
-        self._step(Action("Receive", conn, request.to_payload()))
+        self._step(self._world_of(request.group_id), Action("Receive", conn, request.to_payload()))
         return corr
 
     def answers(self) -> list[Answer]:
-        """Every answer produced since the last call, in the order the coordinator gave them."""
-        if self.world is None:
-            return []
-        return [Answer(key[0], key[1], api, result) for key, api, result in self.world.take_outbox()]
+        """Every answer produced since the last call (group by group, each in the coordinator's order)."""
+        return [Answer(key[0], key[1], api, result)
+                for world in self.worlds.values() for key, api, result in world.take_outbox()]
 
     # --- real time ------------------------------------------------------------------------
     def advance_to(self, real_ms: int) -> None:
-        """Move the coordinator's clock to ``real_ms`` (time since the session's origin), firing every
-        timer that falls due on the way at its deadline: advance to deadline + 1, fire, go on."""
+        """Move every coordinator's clock to ``real_ms`` (same origin for all calls), firing each timer
+        that falls due on the way at its deadline: advance to deadline + 1, fire, go on."""
         self._last_real_ms = real_ms
-        if self.world is None or self._origin_ms is None:
-            return
-        target = real_ms - self._origin_ms
-        coord = self.world.coord
-        while True:
-            due = coord.due_timers()
-            if due:
-                self._step(Action("FireTimer", -1, due[0].seq))
-                continue
-            deadline = coord.next_deadline()
-            stop = target if deadline is None else min(target, deadline + 1)
-            if stop <= coord.now_ms:
-                return
-            self._step(Action("AdvanceClock", -1, stop - coord.now_ms))
+        for group_id, world in self.worlds.items():
+            target, coord = real_ms - self._origin_ms[group_id], world.coord
+            while True:
+                due = coord.due_timers()
+                if due:
+                    self._step(world, Action("FireTimer", -1, due[0].seq))
+                    continue
+                deadline = coord.next_deadline()
+                stop = target if deadline is None else min(target, deadline + 1)
+                if stop <= coord.now_ms:
+                    break
+                self._step(world, Action("AdvanceClock", -1, stop - coord.now_ms))
 
     def next_deadline_ms(self) -> int | None:
-        """The real time (same origin as ``advance_to``) at which the earliest timer falls due."""
-        if self.world is None or self._origin_ms is None:
-            return None
-        deadline = self.world.coord.next_deadline()
-        return None if deadline is None else deadline + 1 + self._origin_ms
+        """The real time (same origin as ``advance_to``) at which the earliest timer of any group falls due."""
+        times = [deadline + 1 + self._origin_ms[g] for g, w in self.worlds.items()
+                 if (deadline := w.coord.next_deadline()) is not None]
+        return min(times, default=None)
 
     # --- read-outs ------------------------------------------------------------------------
     def describe(self, group_id: str) -> Any:
-        return None if self.world is None else self.world.coord.describe(group_id)
+        world = self.worlds.get(group_id)
+        return None if world is None else world.coord.describe(group_id)
 
-    def trace(self, name: str = "serve") -> Trace:
-        """The session so far as a kgc trace (ends at the first violation's step when there is one)."""
-        if self.world is None:
-            self._ensure_world(self.group_id or "")
-        assert self.world is not None
-        trace = self.world.trace(name)
-        if self.violations:
-            first = self.violations[0]
-            trace = dataclasses.replace(trace, violation=first)
-        return trace
+    def trace(self, group_id: str | None = None, name: str = "serve") -> Trace:
+        """A group's session so far as a kgc trace (default the primary group), carrying its first violation."""
+        world = self._world_of(group_id or self.group_id or "")
+        gid = world.group_id
+        trace = world.trace(name)
+        found = self.violations_by_group.get(gid)
+        return dataclasses.replace(trace, violation=found[0]) if found else trace
 
     def close(self) -> None:
         """Nothing to release: the session holds no sockets or threads (the server owns those)."""
 
     # --- internals ------------------------------------------------------------------------
-    def _ensure_world(self, group_id: str) -> None:
-        if self.world is not None:
-            return
-        self.group_id = self.group_id or group_id
-        self.world = World(self.profile, Scope(group_id=self.group_id), clients=["external"] * len(self._conns),
-                           record=True, mutant=self.mutant)
-        self.runner = self._checked(self.world) if self._checked is not None else None
-        self._origin_ms = self._last_real_ms
+    def _world_of(self, group_id: str) -> World:
+        world = self.worlds.get(group_id)
+        if world is not None:
+            return world
+        if self.group_id is None:
+            self.group_id = group_id
+        world = World(self.profile, Scope(group_id=group_id), clients=["external"] * len(self._conns),
+                      record=True, mutant=self.mutant)
+        self.worlds[group_id] = world
+        if self._checked is not None:
+            self.runners[group_id] = self._checked(world)
+        self._origin_ms[group_id] = self._last_real_ms
+        return world
 
-    def _step(self, action: Action) -> None:
-        assert self.world is not None
-        if self.runner is None:
-            self.world.step(action)
+    def _step(self, world: World, action: Action) -> None:
+        runner = self.runners.get(world.group_id)
+        if runner is None:
+            world.step(action)
             return
-        for violation in self.runner.step(action):
+        for violation in runner.step(action):
             self.violations.append(violation)
+            self.violations_by_group.setdefault(world.group_id, []).append(violation)
             if self._on_violation is not None:
                 self._on_violation(violation)
 

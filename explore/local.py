@@ -80,11 +80,12 @@ def keep(level: dict[int, list], fp: int, node: bytes, path: bytes, sleep: froze
 
 def absorb(result: ExploreResult, states: set[State], edges: set[tuple[State, str, State]],
            exp: Expansion, path: tuple[int, ...]) -> None:
-    """Add one expansion's counts, violations and coverage."""
+    """Add one expansion's counts, violations and coverage (a violation at index -1 is the node's own:
+    its path is the one that reached it)."""
     result.edges += exp.edges
     result.pruned += exp.pruned
     for prop, index, msg in exp.violations:
-        merge_found(result.violations, prop, path + (index,), msg)
+        merge_found(result.violations, prop, path + (index,) if index >= 0 else path, msg)
     result.witnesses |= exp.witnesses
     states |= exp.abstract_states
     edges |= exp.abstract_edges
@@ -141,7 +142,7 @@ def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: boo
         result = ExploreResult(spec, "local", "bfs", states=1, levels=[1])
         fp = fingerprint(expander.root)
         run = _Run(spec, 0, {fp}, {fp: [expander.root, b"", frozenset() if spec.por else None]}, result,
-                   {expander.root_abstract}, set())
+                   set(expander.root_abstract_states), set())
         result.add_root_violations(expander.root_violations)
     result = run.result
     assert result is not None
@@ -193,7 +194,7 @@ def dfs(spec: ExploreSpec, progress: ProgressFn | None = None) -> ExploreResult:
     expander = Expander(spec)
     start = time.perf_counter()
     result = ExploreResult(spec, "local", "dfs")
-    states: set[State] = {expander.root_abstract}
+    states: set[State] = set(expander.root_abstract_states)
     edges: set[tuple[State, str, State]] = set()
     result.add_root_violations(expander.root_violations)
     best: dict[int, int] = {fingerprint(expander.root): 0}

@@ -39,7 +39,7 @@ def pct(spec: ExploreSpec, runs: int = 200, length: int = 60, bug_depth: int = 3
     result = ExploreResult(spec, "local", "pct")
     seen = {fingerprint(expander.root)}
     collected = Expansion()
-    collected.abstract_states.add(expander.root_abstract)
+    collected.abstract_states |= expander.root_abstract_states
     result.add_root_violations(expander.root_violations)
     for r in range(runs):
         rng = random.Random(seed * 1_000_003 + r)
@@ -48,7 +48,12 @@ def pct(spec: ExploreSpec, runs: int = 200, length: int = 60, bug_depth: int = 3
                                                                        min(bug_depth - 1, length))), start=1)}
         node, path = expander.root, ()
         for k in range(1, length + 1):
-            actions = expander.actions(node)
+            try:
+                actions = expander.actions(node)
+            except Exception as exc:   # noqa: BLE001 — a state that cannot be restored, as expand reports it
+                prop, _index, msg = expander.unrestorable(exc)
+                merge_found(result.violations, prop, path, msg)
+                break
             if not actions:
                 break
             for a in actions:

@@ -14,7 +14,12 @@ the first 63 bits of its blake2b digest.
 Every edge is checked against every applicable catalog property (always on the target, always_step
 on the triple, eventually_within through the monitors), against ``coordinator-raises-no-exception``
 and against refinement of the abstract model (``refines-the-abstract-model``). ``sometimes``
-witnesses and the abstract states/edges a step maps to are collected as coverage.
+witnesses and the abstract states/edges a step maps to are collected as coverage. Nothing raised on
+the checker's side ends a search: an exception while observing, checking or abstracting the target of
+an edge is a violation of ``checker-observes-every-state`` on that edge (the target is not explored
+further, as after a coordinator exception), and a node whose snapshot cannot be restored is one on
+the node itself (action index -1: the path that reached it; ``explore.local.absorb``). Both follow
+from the node bytes alone, so both engines report them alike.
 
 **Shortcuts, all exact** (``tests/test_world_reuse.py`` compares every expansion with one taken
 without them): siblings share the parent's coordinator object until a step calls into it
@@ -47,20 +52,22 @@ from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
-from core.trace import Step
+from core.trace import Step, Violation
 from harness.abstraction import abstract
 from harness.refinement import model_edge
 from harness.scope import Scope
 from harness.world import World, client_kinds
 from model.state import FREE, AbstractAction, State
-from properties.catalog import Monitor, Property, for_profile, message
-from properties.check import check_world_step
+from properties.catalog import Monitor, Property, for_profile
+from properties.check import check_world_step, initial_violations
+from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
 from properties.findings import AFTER_ILLEGAL_STATE
 from properties.observation import Observation, observe, observe_after
 
-RAISES = "coordinator-raises-no-exception"
-REFINES = "refines-the-abstract-model"
+__all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
+           "independent", "unpadded"]
 FP_MASK = (1 << 63) - 1
+RESTORING = "restoring the state from its snapshot"
 
 
 def fingerprint(node: bytes) -> int:
@@ -118,7 +125,8 @@ class Expansion:
 
     children: list[tuple[int, int, bytes, frozenset[Action] | None]] = field(default_factory=list)
     # (action index in enabled(), child fingerprint, child node, child sleep set or None)
-    violations: list[tuple[str, int, str]] = field(default_factory=list)   # (property, action index, message)
+    # (property, action index, message); index -1: the expanded node itself could not be restored
+    violations: list[tuple[str, int, str]] = field(default_factory=list)
     edges: int = 0                                  # edges taken (pruned ones not counted)
     pruned: int = 0                                 # edges skipped by the sleep set
     witnesses: set[str] = field(default_factory=set)
@@ -154,10 +162,17 @@ class Expander:
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
         self.root = self._node(self.world.snapshot(), False)
-        obs = observe(self.world)
-        self.root_violations = [(p.name, -1, message(p.name, p.claim, found)) for p in self.checked
-                                if p.kind == "always" and (found := p.explain(obs))]
-        self.root_abstract = unpadded(abstract(self.world.coord, self.world.group_id))
+        # the abstract image of the initial state, for coverage (empty when it has none)
+        self.root_abstract_states: frozenset[State] = frozenset()
+        root: list[Violation] = []
+        stage = "observing"
+        try:
+            root += initial_violations(self.checked, observe(self.world))
+            stage = "abstracting"
+            self.root_abstract_states = frozenset({unpadded(abstract(self.world.coord, self.world.group_id))})
+        except Exception as exc:   # noqa: BLE001 — reported like any unobservable state; expand(root) yields nothing
+            root.append(unobservable(stage, exc, -1))
+        self.root_violations = [(v.property, -1, v.message) for v in root]
 
     # --- nodes -------------------------------------------------------------------------------
     def _node(self, world_bytes: bytes, had_error: bool) -> bytes:
@@ -183,8 +198,14 @@ class Expander:
             self._monitor_states = monitor_states
 
     def actions(self, node: bytes) -> tuple[Action, ...]:
+        """The actions enabled in ``node``; a node that cannot be restored raises (``unrestorable``)."""
         self.load(node)
         return self.world.enabled()
+
+    @staticmethod
+    def unrestorable(exc: Exception) -> tuple[str, int, str]:
+        """The violation of a node ``actions`` could not restore, as ``expand`` reports it."""
+        return OBSERVES, -1, unobservable(RESTORING, exc, -1).message
 
     # --- the step function -----------------------------------------------------------------------
     def expand(self, node: bytes, sleep: frozenset[Action] | None = None) -> Expansion:
@@ -192,11 +213,18 @@ class Expander:
         carry their sleep sets; without it ``sleep`` is ignored and children carry None."""
         out = Expansion()
         world_bytes, had_error, monitor_states = pickle.loads(node)
-        self._put(world_bytes, monitor_states, None)
         world = self.world
-        actions = world.enabled()
-        before = observe(world)
-        abs_before = abstract(world.coord, world.group_id)
+        stage = RESTORING
+        try:
+            self._put(world_bytes, monitor_states, None)
+            stage = "observing"   # the node was observed and abstracted when the edge into it was checked
+            actions = world.enabled()
+            before = observe(world)
+            abs_before = abstract(world.coord, world.group_id)
+        except Exception as exc:   # noqa: BLE001 — see the module doc
+            if node != self.root:   # the root's failure is in root_violations already
+                out.violations.append((OBSERVES, -1, unobservable(stage, exc, -1).message))
+            return out
         fresh = True                         # the first action runs on the freshly loaded world
         por = self.spec.por
         sleeping = set(sleep or ()) if por else set()
@@ -225,7 +253,7 @@ class Expander:
         coverage go into ``out`` when given (its violations accumulate too)."""
         out = out if out is not None else Expansion()
         out.violations = []
-        had_error = self.load(node)
+        had_error = self.load(node)   # a node PCT reached through ``actions`` (which loaded it already)
         world = self.world
         action = world.enabled()[index]
         result = self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out)
@@ -239,20 +267,37 @@ class Expander:
         world = self.world
         try:
             world.step(action)
+            # taken here, not last: a recording World snapshots inside step() for its digest, so a state
+            # that cannot be snapshotted is the step raising there too (the gate and traces.py agree)
+            world_bytes = world.snapshot()
         except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a violation
             out.violations.append((RAISES, index, f"{RAISES}: {action} raised {type(exc).__name__}: {exc}"))
             return None
         step: Step = world.steps[-1]
         world.steps.clear()
-        after = observe_after(before, world, step)
-        error = had_error or any(e.startswith("IllegalStateError") for e in step.events)
-        self._monitor_states = None      # the monitors move now; _node reads what they hold after
-        for v in check_world_step(self.checked, before, step, after, self.monitors):
-            if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
-                out.violations.append((v.property, index, v.message))
-        for p in self.witness_props:
-            if p.name not in out.witnesses and p.fn(after) is not None:   # type: ignore[misc]  # = p.check(after)
-                out.witnesses.add(p.name)
+        stage = "observing"
+        try:
+            after = observe_after(before, world, step)
+            error = had_error or any(e.startswith("IllegalStateError") for e in step.events)
+            self._monitor_states = None      # the monitors move now; _node reads what they hold after
+            for v in check_world_step(self.checked, before, step, after, self.monitors):   # guards each property
+                if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
+                    out.violations.append((v.property, index, v.message))
+            for p in self.witness_props:
+                try:
+                    if p.name not in out.witnesses and p.fn(after) is not None:   # type: ignore[misc]  # = p.check
+                        out.witnesses.add(p.name)
+                except Exception as exc:   # noqa: BLE001 — as check_world_step does: reported, the edge goes on
+                    out.violations.append((OBSERVES, index, unobservable(f"checking {p.name}", exc, index).message))
+            stage = "abstracting"
+            self._refine(index, action, world, abs_before, out)
+        except Exception as exc:   # noqa: BLE001 — an unobservable target: a violation, not explored further
+            out.violations.append((OBSERVES, index, unobservable(stage, exc, index).message))
+            return None
+        return world_bytes, error
+
+    def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion) -> None:
+        """Refinement of the step just taken: a model edge (coverage) or a ``refines-the-abstract-model`` violation."""
         abs_after = abstract(world.coord, world.group_id) if world.touched_coordinator else abs_before
         key = (abs_before, abs_after)
         edge = self._edge_cache.get(key)
@@ -267,4 +312,3 @@ class Expander:
             else:
                 out.abstract_states.add(na)
                 out.abstract_edges.add((nb, label.kind, na))
-        return world.snapshot(), error

@@ -12,7 +12,9 @@ from pathlib import Path
 from core.trace import Trace, Violation
 from harness.abstraction import abstract
 from harness.replay import world_for
+from harness.world import World
 from properties.catalog import CATALOG
+from properties.checker_side import unobservable
 from reports.formats import violation_json
 from reports.html import render_html
 from reports.markdown import render_markdown
@@ -21,20 +23,33 @@ from reports.violation import ViolationReport
 
 
 def abstract_path(trace: Trace) -> tuple[str, ...]:
-    """The abstract states the trace passes through (stutters folded), each with the step that led there."""
+    """The abstract states the trace passes through (stutters folded), each with the step that led there;
+    it ends at a state the abstraction has no image for (a ``checker-observes-every-state`` trace)."""
     world = world_for(trace, record=True)
-    lines = [f"      {abstract(world.coord, world.group_id).short()}"]
-    last = lines[0]
+    text = _abstract_text(world)
+    lines, last = [f"      {text}"], text
     for step in trace.steps:
         if not world.is_enabled(step.action):
             lines.append(f"  (step {step.index} {step.action} is not enabled here: the trace diverges)")
             break
         world.step(step.action)
-        text = abstract(world.coord, world.group_id).short()
-        if text != last.strip():
+        text = _abstract_text(world)
+        if text != last:
             lines.append(f"  --[{step.index}: {step.action}]-->\n      {text}")
             last = text
+        if text.startswith(NO_IMAGE):
+            break
     return tuple(lines)
+
+
+NO_IMAGE = "(no abstract state:"
+
+
+def _abstract_text(world: World) -> str:
+    try:
+        return abstract(world.coord, world.group_id).short()
+    except Exception as exc:   # noqa: BLE001 — the report of an unabstractable state must still be written
+        return f"{NO_IMAGE} {type(exc).__name__}: {unobservable('abstracting', exc, -1).witness['message']})"
 
 
 def violation_report(trace: Trace, violation: Violation, shrunk_by: str = "BFS (shortest)",

@@ -7,14 +7,14 @@ from typing import Callable, Sequence
 
 from core.actions import Action
 from core.trace import Trace, Violation
-from harness.refinement import NonRefiningStep, RefinementChecker
+from harness.refinement import RefinementChecker
 from harness.replay import world_for
 from harness.world import World
 from properties.check import Checker
+from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable, verify_step
 from properties.findings import undocumented
 
-RAISES = "coordinator-raises-no-exception"
-REFINES = "refines-the-abstract-model"
+__all__ = ["CheckedRun", "Found", "OBSERVES", "RAISES", "REFINES", "actions_of", "replay_checked", "shrink"]
 
 
 @dataclass
@@ -30,23 +30,32 @@ class Found:
 class CheckedRun:
     """The world, the catalog Checker and the refinement check, stepped together.
 
-    Every undocumented violation of the run is kept; a step that raises inside the coordinator ends
-    the run (Kafka would log the exception and the world is left half-way through the step).
+    Every undocumented violation of the run is kept. A step that raises inside the coordinator ends
+    the run (Kafka would log the exception and the world is left half-way through the step), and so
+    does a state the checker cannot observe or abstract (``checker-observes-every-state``): nothing
+    after it can be checked.
     """
 
     def __init__(self, world: World, refine: bool = True) -> None:
         self.world = world
         self.checker = Checker(world)
-        self.refinement = RefinementChecker(world) if refine else None
-        self.violations: list[Violation] = []
+        self.violations: list[Violation] = [v for v in self.checker.violations if v.property == OBSERVES]
+        self.refinement: RefinementChecker | None = None
+        if refine:
+            try:
+                self.refinement = RefinementChecker(world)
+            except Exception as exc:   # noqa: BLE001 — the initial state has no abstract image
+                self.violations.append(unobservable("abstracting", exc, -1))
         self.raising: Action | None = None
+        self.unobservable = bool(self.violations)
 
     @property
     def over(self) -> bool:
-        return self.raising is not None
+        return self.raising is not None or self.unobservable
 
     def step(self, action: Action) -> list[Violation]:
         world = self.world
+        # the state before was abstracted when it was reached (a state that could not be ended the run)
         before = self.refinement.capture() if self.refinement else None
         try:
             found = undocumented(world.profile.name, world.steps, self.checker.step(action))
@@ -54,10 +63,8 @@ class CheckedRun:
             self.raising = action
             found = [Violation(RAISES, len(world.steps), f"{action} raised {type(exc).__name__}: {exc}")]
         if self.refinement is not None and before is not None and not self.over:
-            try:
-                self.refinement.verify(before, action)
-            except NonRefiningStep as exc:
-                found.append(Violation(REFINES, len(world.steps) - 1, str(exc)))
+            found += verify_step(self.refinement, before, action, len(world.steps) - 1)
+        self.unobservable |= any(v.property == OBSERVES for v in found)
         self.violations.extend(found)
         return found
 
@@ -85,7 +92,7 @@ def actions_of(trace: Trace) -> list[Action]:
 
 def replay_checked(trace: Trace, actions: Sequence[Action], prop: str) -> CheckedRun | None:
     """Replay ``actions`` on a fresh world like ``trace``'s; the run if ``prop`` fails on the way, else None."""
-    run = CheckedRun(world_for(dataclasses.replace(trace, steps=()), record=True), refine=prop == REFINES)
+    run = CheckedRun(world_for(dataclasses.replace(trace, steps=()), record=True), refine=prop in (REFINES, OBSERVES))
     for action in actions:
         if run.over or not run.world.is_enabled(action):
             return None

@@ -42,6 +42,7 @@ PROPERTY_MODULES = (
     "properties.concrete_liveness",
     "properties.witnesses",
     "properties.abstract",
+    "properties.checker_side",
 )
 
 Witness = dict[str, Any]

@@ -6,6 +6,12 @@ violations of that step; ``sometimes`` witnesses are recorded as seen. Stepping 
 Checker's back, or restoring a snapshot into it, breaks the before/after pairing: use one Checker per
 straight run (explorers that restore call ``observe`` and ``check_world_step`` themselves, with a
 ``transitions_from`` taken on the coordinator they step).
+
+Nothing the checker does on a step crashes a run: a predicate that raises is a violation of
+``checker-observes-every-state`` naming that property (the others are still evaluated), and a state
+the Checker cannot observe is one too, after which the Checker checks nothing more of the run (a
+state it could not read cannot be paired with the next). An exception inside ``world.step`` itself
+is the coordinator's and propagates: the caller reports ``coordinator-raises-no-exception``.
 """
 from __future__ import annotations
 
@@ -16,6 +22,7 @@ from core.actions import Action
 from core.trace import Step, Violation
 from harness.world import World
 from properties.catalog import Monitor, Property, for_profile, message
+from properties.checker_side import unobservable
 from properties.observation import Observation, observe, observe_after
 
 
@@ -27,17 +34,37 @@ def check_world_step(props: Sequence[Property], before: Observation, step: Step,
     out: list[Violation] = []
     for p in props:
         kind = p.kind
-        if kind == "always":
-            found = p.fn(after)                  # type: ignore[misc]  # = p.explain(after), one call fewer
-        elif kind == "always_step":
-            found = p.fn(before, step, after)    # type: ignore[misc]
-        elif kind == "eventually_within" and monitors is not None and p.name in monitors:
-            monitor = monitors[p.name]
-            found = p.explain(monitor) if monitor.observe(before, step, after) is not None else {}
-        else:
+        try:   # free unless it raises (CPython 3.11 zero-cost exceptions)
+            if kind == "always":
+                found = p.fn(after)                  # type: ignore[misc]  # = p.explain(after), one call fewer
+            elif kind == "always_step":
+                found = p.fn(before, step, after)    # type: ignore[misc]
+            elif kind == "eventually_within" and monitors is not None and p.name in monitors:
+                monitor = monitors[p.name]
+                found = p.explain(monitor) if monitor.observe(before, step, after) is not None else {}
+            else:
+                continue
+        except Exception as exc:   # noqa: BLE001 — a predicate the state breaks is a finding, not a crash
+            out.append(unobservable(f"checking {p.name}", exc, step.index))
             continue
         if found:
             out.append(Violation(p.name, step.index, message(p.name, p.claim, found), witness=found))
+    return out
+
+
+def initial_violations(props: Sequence[Property], obs: Observation) -> list[Violation]:
+    """Violations of the ``always`` properties among ``props`` in an initial read-out (step -1)."""
+    out: list[Violation] = []
+    for p in props:
+        if p.kind != "always":
+            continue
+        try:
+            found = p.explain(obs)
+        except Exception as exc:   # noqa: BLE001 — as in check_world_step
+            out.append(unobservable(f"checking {p.name}", exc, -1))
+            continue
+        if found:
+            out.append(Violation(p.name, -1, message(p.name, p.claim, found), witness=found))
     return out
 
 
@@ -54,19 +81,39 @@ class Checker:
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in self.props if p.kind == "eventually_within"}
         self.seen: dict[str, int] = {}                  # witness name -> index of the first step that reached it
         self.violations: list[Violation] = []
-        self.obs = observe(world)
-        self.violations.extend(Violation(p.name, -1, message(p.name, p.claim, found), witness=found)
-                               for p in self.checked if p.kind == "always" and (found := p.explain(self.obs)))
+        self.obs: Observation | None = None             # None once a state could not be observed
+        try:
+            self.obs = observe(world)
+        except Exception as exc:   # noqa: BLE001 — see the module doc
+            self.violations.append(unobservable("observing", exc, -1))
+            return
+        self.violations.extend(initial_violations(self.checked, self.obs))
+
+    @property
+    def blind(self) -> bool:
+        """True once a state could not be observed: later steps are stepped but not checked."""
+        return self.obs is None
 
     def step(self, action: Action) -> list[Violation]:
         before, world = self.obs, self.world
-        world.step(action)
+        world.step(action)   # an exception here is the coordinator's: it propagates (see the module doc)
+        if before is None:
+            return []
         step = world.steps[-1]
-        after = observe_after(before, world, step)
+        try:
+            after = observe_after(before, world, step)
+        except Exception as exc:   # noqa: BLE001 — see the module doc
+            self.obs = None
+            found = [unobservable("observing", exc, step.index)]
+            self.violations.extend(found)
+            return found
         found = check_world_step(self.checked, before, step, after, self.monitors)
         for p in self.witnesses:
-            if p.name not in self.seen and p.check(after):
-                self.seen[p.name] = step.index
+            try:
+                if p.name not in self.seen and p.check(after):
+                    self.seen[p.name] = step.index
+            except Exception as exc:   # noqa: BLE001 — as in check_world_step
+                found.append(unobservable(f"checking {p.name}", exc, step.index))
         self.obs = after
         self.violations.extend(found)
         return found

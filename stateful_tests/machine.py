@@ -20,10 +20,11 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, pr
 
 from core.actions import Action
 from core.trace import Trace, Violation
-from harness.refinement import NonRefiningStep, RefinementChecker
+from harness.refinement import RefinementChecker
 from harness.scope import Scope
 from harness.world import World
 from properties.check import Checker
+from properties.checker_side import OBSERVES, RAISES, unobservable, verify_step
 from properties.findings import undocumented
 
 FAMILIES: dict[str, tuple[str, ...]] = {
@@ -91,7 +92,13 @@ class CoordinatorMachine(RuleBasedStateMachine):
             kinds[-1] = "adversarial"
         self.world = World(self.profile, scope, clients=kinds, seed=0, record=True, mutant=self.mutant)
         self.checker = Checker(self.world)
-        self.refinement = RefinementChecker(self.world)
+        try:
+            self.refinement = RefinementChecker(self.world)
+        except Exception as exc:   # noqa: BLE001 — an initial state with no abstract image is a finding
+            self._fail(unobservable("abstracting", exc, -1))
+        unseen = [v for v in self.checker.violations if v.property == OBSERVES]
+        if unseen:
+            self._fail(unseen[0])
 
     def candidates(self, family: str) -> list[Action]:
         if self.world is None or family not in self.swarm:
@@ -107,12 +114,10 @@ class CoordinatorMachine(RuleBasedStateMachine):
         try:
             found = undocumented(world.profile.name, world.steps, self.checker.step(action))
         except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a request is a finding
-            self._fail(Violation("coordinator-raises-no-exception", len(world.steps),
-                                 f"{action} raised {type(exc).__name__}: {exc}"), recorded=False)
-        try:
-            self.refinement.verify(before, action)
-        except NonRefiningStep as exc:
-            found.append(Violation("refines-the-abstract-model", len(self.world.steps) - 1, str(exc)))
+            self._fail(Violation(RAISES, len(world.steps), f"{action} raised {type(exc).__name__}: {exc}"),
+                       recorded=False)
+        # checking or abstracting a state that raises is checker-observes-every-state (properties/checker_side.py)
+        found += verify_step(self.refinement, before, action, len(world.steps) - 1)
         if found:
             self._fail(found[0])
 
@@ -132,7 +137,9 @@ class CoordinatorMachine(RuleBasedStateMachine):
     def no_violation_so_far(self) -> None:
         if self.world is not None:
             world = self.world
-            assert not undocumented(world.profile.name, world.steps, self.checker.violations)
+            found = undocumented(world.profile.name, world.steps, self.checker.violations)
+            if found:   # a MachineFailure with its trace (a bare assertion would carry none)
+                self._fail(found[0])
 
 
 def _family_rule(family: str) -> Callable[..., None]:

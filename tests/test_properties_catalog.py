@@ -29,7 +29,7 @@ def test_every_record_is_complete(prop: cat.Property) -> None:
     assert re.fullmatch(r"[a-z0-9]+(-[a-z0-9]+)+", prop.name)
     assert prop.kind in KINDS and prop.level == "concrete"
     assert prop.claim.endswith(".") and "\n" not in prop.claim and len(prop.claim) > 30
-    assert re.search(r"seed \d{3}|SPEC\.md §", prop.source), prop.source
+    assert re.search(r"seed \d{3}|SPEC\.md §|DESIGN\.md §", prop.source), prop.source
     assert prop.applies_to and set(prop.applies_to) <= {"0.10.0", "3.9"}
     assert callable(prop.check) and callable(prop.explain)
 

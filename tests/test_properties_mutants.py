@@ -362,8 +362,11 @@ def test_a_slower_delayed_join_is_caught_by_the_bound_too(monkeypatch: pytest.Mo
 
 
 def test_every_checked_property_is_shown_to_fail_somewhere() -> None:
-    """A mutant names it, a plant above targets it, or tests/test_properties_synthetic.py corrupts an observation."""
+    """A mutant names it, a plant above targets it, tests/test_properties_synthetic.py corrupts an observation,
+    or a planted coordinator of tests/test_never_crash.py breaks the checker (checker-observes-every-state)."""
+    from tests.test_never_crash import PLANTED_CATCHES
     from tests.test_properties_synthetic import CASES as SYNTHETIC
-    shown = {prop for _m, _p, prop in MUTANT_CASES} | set(PLANTS) | {case.name for case in SYNTHETIC}
+    shown = ({prop for _m, _p, prop in MUTANT_CASES} | set(PLANTS) | {case.name for case in SYNTHETIC}
+             | set(PLANTED_CATCHES))
     checked = {p.name for p in CATALOG.values() if p.level == "concrete" and p.kind != "sometimes"}
     assert checked - shown == set()

@@ -8,9 +8,10 @@
   broken diagram is rendered next to it as a control, so the check is shown able to fail.
 
 Chromium comes from Debian's package (``/usr/bin/chromium``); no test tool downloads a browser.
-On CI, ``.ci/run`` installs it before the tests. Elsewhere, a missing Chromium FAILS these tests
-with the one command that installs it, rather than skipping them: a skipped check would let a
-broken report look green, and the install is one apt-get line on the machines kgc supports.
+``bin/test`` (the README's test command, which CI runs) installs it with apt-get before pytest starts
+when a run collects these tests and it is missing (bin/_chromium.sh, as root). Run any other way
+without it, a missing Chromium FAILS these tests with the one command that installs it, rather than
+skipping them: a skipped check would let a broken report look green.
 
 What Chromium prints and these tests ignore (see HARMLESS): the Debian launcher's shell error from
 its /dev/shm size check, D-Bus connection errors (there is no system bus in a container or on CI),
@@ -115,8 +116,7 @@ def test_the_noise_filter_keeps_page_errors() -> None:
 def _chromium() -> str:
     found = CHROMIUM if os.access(CHROMIUM, os.X_OK) else shutil.which("chromium")
     if not found:
-        where = " (on CI, .ci/run installs it before bin/test: see its output)" if os.environ.get("CI") else ""
-        pytest.fail(INSTALL_HINT + where, pytrace=False)
+        pytest.fail(INSTALL_HINT + " (bin/test does that itself when run as root)", pytrace=False)
     return found
 
 

@@ -225,7 +225,7 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         root_fp = fingerprint(ex.root)
         result = ExploreResult(spec, "spark", "bfs", states=1, levels=[1])
         result.add_root_violations(ex.root_violations)
-        states, edges = {ex.root_abstract}, set()
+        states, edges = set(ex.root_abstract_states), set()
         level, frontier_size = 0, 1
         visited = sc.parallelize([(o, ("V", np.array([root_fp] if o == root_fp % parts else [], np.int64).tobytes()))
                                   for o in range(parts)], parts).partitionBy(parts, part_ident)

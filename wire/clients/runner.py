@@ -1,0 +1,293 @@
+"""One real Kafka consumer as a subprocess: joins a group, polls, and logs its rebalance callbacks.
+
+``python -m wire.clients.runner --lib kafka-python|aiokafka|confluent --bootstrap HOST:PORT --group G
+--topic T --name c1 --duration S [--mode normal|slow|leave-after S] [--epoch E] ...`` prints one JSON
+line per event, flushed at once: ``{"t", "name", "event", "partitions"}`` with ``t`` in seconds since
+``--epoch`` (a ``time.time()`` value, so every process of a run shares one time line). Events come
+from the library's own rebalance callbacks (``assigned``, ``revoked``, ``lost``) plus the runner's
+own ``started``, ``stalled``/``resumed`` (slow mode), ``stopped`` and ``error``. Every run stops by
+itself after ``--duration``; a watchdog thread ``os._exit``s 10 s after that whatever the library does.
+"""
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import logging
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+LIBS = ("kafka-python", "aiokafka", "confluent")
+POLL_S = 0.2          # one poll's timeout: short, so stop times and stalls are precise
+WATCHDOG_GRACE_S = 10.0
+STALL_EXTRA_S = 3.0   # slow mode stalls this much past max.poll.interval.ms
+
+
+@dataclass
+class Emitter:
+    """Writes the event lines and keeps the assignment the callbacks reported (for stop/stall lines)."""
+
+    name: str
+    epoch: float
+    owned: set[str] = field(default_factory=set)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def now(self) -> float:
+        return time.time() - self.epoch
+
+    def emit(self, event: str, partitions: Iterable[str] = (), **extra: Any) -> None:
+        parts = sorted(partitions)
+        with self.lock:
+            if event == "assigned":
+                self.owned |= set(parts)
+            elif event in ("revoked", "lost"):
+                self.owned -= set(parts)
+            line = {"t": round(self.now(), 4), "name": self.name, "event": event, "partitions": parts, **extra}
+            sys.stdout.write(json.dumps(line) + "\n")
+            sys.stdout.flush()
+
+    def emit_owned(self, event: str, **extra: Any) -> None:
+        self.emit(event, set(self.owned), **extra)
+
+
+@dataclass
+class Plan:
+    """When this consumer stops polling (slow), resumes and stops, in seconds since it started."""
+
+    mode: str
+    duration_s: float
+    leave_after_s: float | None
+    stall_s: float
+    start: float = field(default_factory=time.monotonic)
+    stalled: bool = False
+
+    def elapsed(self) -> float:
+        return time.monotonic() - self.start
+
+    def stop_at(self) -> float:
+        if self.mode == "leave-after" and self.leave_after_s is not None:
+            return min(self.leave_after_s, self.duration_s)
+        return self.duration_s
+
+    def done(self) -> bool:
+        return self.elapsed() >= self.stop_at()
+
+    def take_stall(self, assigned: bool) -> float:
+        """Seconds to stall now: once, right after the first assignment, in slow mode only."""
+        if self.mode != "slow" or self.stalled or not assigned:
+            return 0.0
+        self.stalled = True
+        return max(0.0, min(self.stall_s, self.stop_at() - self.elapsed()))
+
+    def stop_reason(self) -> str:
+        """Why the consumer stops now: its plan, or (before the plan says so) an error."""
+        if not self.done():
+            return "error"
+        return "leave-after" if self.mode == "leave-after" else "duration"
+
+
+def tp_name(tp: Any) -> str:
+    return f"{tp.topic}-{tp.partition}"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(prog="python -m wire.clients.runner", description=__doc__.splitlines()[0])
+    p.add_argument("--lib", choices=LIBS, required=True)
+    p.add_argument("--bootstrap", required=True)
+    p.add_argument("--group", required=True)
+    p.add_argument("--topic", required=True)
+    p.add_argument("--name", required=True)
+    p.add_argument("--duration", type=float, required=True)
+    p.add_argument("--mode", default="normal", help="normal | slow | leave-after S")
+    p.add_argument("--epoch", type=float, default=None, help="time.time() of the run's zero (default: now)")
+    p.add_argument("--session-timeout-ms", type=int, default=6000)
+    p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
+    p.add_argument("--max-poll-interval-ms", type=int, default=None)
+    p.add_argument("--stall-s", type=float, default=None, help="slow mode: stall length (default max.poll + 3 s)")
+    p.add_argument("--api-version", default=None,
+                   help="kafka-python api_version, librdkafka broker.version.fallback (aiokafka 0.14 ignores it)")
+    return p.parse_args(argv)
+
+
+def make_plan(args: argparse.Namespace) -> Plan:
+    mode, leave_after = args.mode, None
+    if mode.startswith("leave-after"):
+        tail = mode[len("leave-after"):].strip(" =")
+        mode, leave_after = "leave-after", float(tail) if tail else args.duration / 2
+    elif mode not in ("normal", "slow"):
+        raise SystemExit(f"unknown --mode {args.mode!r}: use normal, slow or 'leave-after S'")
+    max_poll_s = (args.max_poll_interval_ms or 300000) / 1000
+    stall = args.stall_s if args.stall_s is not None else max_poll_s + STALL_EXTRA_S
+    return Plan(mode=mode, duration_s=args.duration, leave_after_s=leave_after, stall_s=stall)
+
+
+def stall(out: Emitter, plan: Plan, max_poll_ms: int | None) -> float:
+    """Slow mode: log the stall with the poll deadline it passes, and return its length."""
+    seconds = plan.take_stall(bool(out.owned))
+    if seconds > 0:
+        deadline = out.now() + (max_poll_ms or 300000) / 1000
+        out.emit_owned("stalled", deadline=round(deadline, 4), stall_s=round(seconds, 3))
+    return seconds
+
+
+# ---- kafka-python -------------------------------------------------------------------------------
+
+def run_kafka_python(args: argparse.Namespace, out: Emitter, plan: Plan) -> None:
+    from kafka import KafkaConsumer
+    from kafka.consumer.subscription_state import ConsumerRebalanceListener
+
+    class Listener(ConsumerRebalanceListener):
+        def on_partitions_revoked(self, revoked: Any) -> None:
+            out.emit("revoked", map(tp_name, revoked))
+
+        def on_partitions_assigned(self, assigned: Any) -> None:
+            out.emit("assigned", map(tp_name, assigned))
+
+        def on_partitions_lost(self, lost: Any) -> None:
+            out.emit("lost", map(tp_name, lost))
+
+    config: dict[str, Any] = dict(
+        bootstrap_servers=args.bootstrap, group_id=args.group, client_id=args.name,
+        session_timeout_ms=args.session_timeout_ms, heartbeat_interval_ms=args.heartbeat_interval_ms,
+        auto_offset_reset="earliest",
+        # the constructor blocks until bootstrapped (default 30 s): keep that inside the run's duration
+        bootstrap_timeout_ms=int(max(1.0, min(args.duration, 30.0)) * 1000))
+    if args.max_poll_interval_ms is not None:
+        config["max_poll_interval_ms"] = args.max_poll_interval_ms
+    if args.api_version:
+        config["api_version"] = tuple(int(x) for x in args.api_version.split("."))
+    consumer = KafkaConsumer(**config)
+    consumer.subscribe(topics=[args.topic], listener=Listener())
+    out.emit("started")
+    try:
+        while not plan.done():
+            consumer.poll(timeout_ms=int(POLL_S * 1000))
+            pause = stall(out, plan, args.max_poll_interval_ms)
+            if pause:
+                time.sleep(pause)
+                out.emit_owned("resumed")
+    finally:
+        out.emit_owned("stopped", reason=plan.stop_reason())
+        consumer.close()
+
+
+# ---- aiokafka -----------------------------------------------------------------------------------
+
+def run_aiokafka(args: argparse.Namespace, out: Emitter, plan: Plan) -> None:
+    asyncio.run(_run_aiokafka(args, out, plan))
+
+
+async def _run_aiokafka(args: argparse.Namespace, out: Emitter, plan: Plan) -> None:
+    from aiokafka import AIOKafkaConsumer
+    from aiokafka.abc import ConsumerRebalanceListener
+
+    class Listener(ConsumerRebalanceListener):  # aiokafka 0.14 has no on_partitions_lost
+        async def on_partitions_revoked(self, revoked: Any) -> None:
+            out.emit("revoked", map(tp_name, revoked))
+
+        async def on_partitions_assigned(self, assigned: Any) -> None:
+            out.emit("assigned", map(tp_name, assigned))
+
+    config: dict[str, Any] = dict(
+        bootstrap_servers=args.bootstrap, group_id=args.group, client_id=args.name,
+        session_timeout_ms=args.session_timeout_ms, heartbeat_interval_ms=args.heartbeat_interval_ms,
+        auto_offset_reset="earliest")
+    if args.max_poll_interval_ms is not None:
+        config["max_poll_interval_ms"] = args.max_poll_interval_ms
+    # --api-version is not passed: aiokafka 0.14 ignores api_version (deprecated since 0.13, a no-op
+    # that only warns) and always negotiates versions with ApiVersions.
+    consumer = AIOKafkaConsumer(**config)
+    await consumer.start()
+    consumer.subscribe(topics=[args.topic], listener=Listener())
+    out.emit("started")
+    try:
+        while not plan.done():
+            await consumer.getmany(timeout_ms=int(POLL_S * 1000))
+            pause = stall(out, plan, args.max_poll_interval_ms)
+            if pause:
+                await asyncio.sleep(pause)
+                out.emit_owned("resumed")
+    finally:
+        out.emit_owned("stopped", reason=plan.stop_reason())
+        await consumer.stop()
+
+
+# ---- confluent-kafka (librdkafka) ---------------------------------------------------------------
+
+def confluent_config(args: argparse.Namespace) -> dict[str, Any]:
+    config: dict[str, Any] = {
+        "bootstrap.servers": args.bootstrap, "group.id": args.group, "client.id": args.name,
+        "session.timeout.ms": args.session_timeout_ms, "heartbeat.interval.ms": args.heartbeat_interval_ms,
+        "auto.offset.reset": "earliest", "logger": logging.getLogger("librdkafka"),
+    }
+    if args.max_poll_interval_ms is not None:
+        config["max.poll.interval.ms"] = args.max_poll_interval_ms
+    if args.api_version:
+        config["api.version.request"] = False
+        config["broker.version.fallback"] = args.api_version
+    return config
+
+
+def run_confluent(args: argparse.Namespace, out: Emitter, plan: Plan) -> None:
+    from confluent_kafka import Consumer
+
+    consumer = Consumer(confluent_config(args))
+    # The default (eager) assignor: librdkafka assigns the partitions itself after on_assign returns.
+    consumer.subscribe(
+        [args.topic],
+        on_assign=lambda _c, parts: out.emit("assigned", map(tp_name, parts)),
+        on_revoke=lambda _c, parts: out.emit("revoked", map(tp_name, parts)),
+        on_lost=lambda _c, parts: out.emit("lost", map(tp_name, parts)))
+    out.emit("started")
+    try:
+        while not plan.done():
+            msg = consumer.poll(POLL_S)
+            err = msg.error() if msg is not None else None
+            if err is not None and not err.retriable():
+                out.emit("error", message=str(err))
+            pause = stall(out, plan, args.max_poll_interval_ms)
+            if pause:
+                time.sleep(pause)
+                out.emit_owned("resumed")
+    finally:
+        out.emit_owned("stopped", reason=plan.stop_reason())
+        consumer.close()
+
+
+RUNNERS = {"kafka-python": run_kafka_python, "aiokafka": run_aiokafka, "confluent": run_confluent}
+
+
+def start_watchdog(seconds: float, out: Emitter) -> None:
+    """A hard cap: whatever a library does on close, the process is gone ``seconds`` from now."""
+    def fire() -> None:
+        if out.lock.acquire(timeout=1.0):   # one last line, unless a writer holds the lock
+            out.lock.release()
+            out.emit("error", message=f"watchdog: still running {seconds:g} s after start; exiting")
+        os._exit(3)
+
+    timer = threading.Timer(seconds, fire)
+    timer.daemon = True
+    timer.start()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    plan = make_plan(args)
+    out = Emitter(name=args.name, epoch=args.epoch if args.epoch is not None else time.time())
+    start_watchdog(args.duration + WATCHDOG_GRACE_S, out)
+    try:
+        RUNNERS[args.lib](args, out, plan)
+    except Exception as exc:  # noqa: BLE001 - every failure becomes an "error" line, not a traceback
+        out.emit("error", message=f"{type(exc).__name__}: {exc}")
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

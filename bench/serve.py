@@ -114,7 +114,7 @@ def heartbeats(profile: str, seconds: float) -> dict[str, Any]:
             t.start()
         for t in threads:
             t.join()
-        for m, a in zip(members, answers):
+        for m, a in zip(members, answers, strict=True):
             m.sync("hb3", [x.member_id for x in a.members] if a.members else [])
         counts = [0, 0, 0]
         threads = [threading.Thread(target=lambda i=i: counts.__setitem__(i, members[i].heartbeats("hb3", seconds)))

@@ -77,6 +77,8 @@ def receive_summary(payload: str) -> str:
         parts = [f"{obj['api']}#{obj['corr']}", f"member={obj.get('member_id') or '-'}"]
     except (ValueError, KeyError, TypeError):
         return payload[:60]
-    if obj["api"] != "JoinGroup":
+    if obj["api"] == "LeaveGroup" and obj.get("members"):
+        parts[1] = "members=" + ",".join(m[0] or f"instance:{m[1]}" for m in obj["members"])
+    elif obj["api"] != "JoinGroup":
         parts.append(f"gen={obj.get('generation_id', -1)}")
     return " ".join(parts)

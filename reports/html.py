@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from html import escape
 
+from core.actions import receive_summary
 from core.trace import Trace
 from reports.terminal import format_ms
 from reports.violation import FIELDS, ViolationReport, changed_rows, request_names
@@ -27,6 +28,8 @@ def _arrows(trace: Trace) -> list[tuple[str, str, str, bool]]:
         who, bad = f"c{a.client}", trace.violation is not None and step.index == trace.violation.step
         if a.kind == "DeliverRequest":
             out.append((who, "coordinator", f"{names.get((a.client, a.arg), 'request')}#{a.arg}", bad))
+        elif a.kind == "Receive":
+            out.append((who, "coordinator", receive_summary(str(a.arg)), bad))
         elif a.kind == "FireTimer":
             out.append(("timer", "coordinator", f"task {a.arg} expires", bad))
         elif a.kind == "CompleteAppend":

@@ -8,7 +8,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from core.actions import REQUEST_KINDS
+from core.actions import REQUEST_KINDS, receive_summary
 from core.trace import Step, Trace
 
 if TYPE_CHECKING:
@@ -43,6 +43,7 @@ def describe_action(step: Step, apis: dict[tuple[int, object], str] | None = Non
     req = f"{c} {(apis or {}).get((a.client, a.arg), 'request')}#{a.arg}"
     sentences = {
         "DeliverRequest": f"coordinator handles {req}",
+        "Receive": f"coordinator handles {c} {receive_summary(str(a.arg))} (a real client's)",
         "DeliverResponse": f"{c} receives {req.split(' ', 1)[1]} response",
         "DropRequest": f"network loses {req}",
         "DropResponse": f"{c} never gets {req.split(' ', 1)[1]} response",

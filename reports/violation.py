@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.actions import REQUEST_KINDS
+from core.actions import REQUEST_KINDS, receive_summary
 from core.trace import Step, Trace, Violation
 from reports.terminal import describe_action, format_ms
 
@@ -85,6 +85,8 @@ def mermaid(trace: Trace) -> str:
         req = _mermaid_text(f"{names.get((a.client, a.arg), 'request')}#{a.arg}")
         if a.kind == "DeliverRequest":
             lines.append(f"    {who}->>coord: {req}")
+        elif a.kind == "Receive":
+            lines.append(f"    {who}->>coord: {_mermaid_text(receive_summary(str(a.arg)))}")
         elif a.kind == "DropRequest":
             lines.append(f"    {who}-x coord: {req} lost")
         elif a.kind == "DropResponse":

@@ -175,3 +175,23 @@ def test_each_group_has_its_own_checked_world_and_trace() -> None:
         trace = Trace.loads(s.trace(group).dumps())
         assert trace.scope["group_id"] == group
         assert len(replay(trace).steps) == len(trace.steps)
+
+
+def test_a_served_counterexample_reads_like_any_other(tmp_path: object) -> None:
+    """Reports of a served session show a real client's request as a request: a sentence in the table,
+    an arrow in the sequence diagram, a step on the abstract path."""
+    from kgc.reporting import violation_report
+    from reports.markdown import render_markdown
+    s = LiveSession("3.9", mutant="generation-not-bumped", checked=CheckedRun)
+    c = s.open("consumer-0")
+    _join(s, c, "", v4=True)
+    member = s.answers()[0].result.member_id
+    _join(s, c, member, v4=True)
+    for t in range(0, 5000, 500):
+        s.advance_to(t)
+    found = s.runner.result("serve")
+    assert found is not None and found.violation.property == "each-new-generation-increments-the-generation-id"
+    text = render_markdown(violation_report(found.trace, found.violation))
+    assert f"c0->>coord: JoinGroup#35;2 member={member}" in text
+    assert f"coordinator handles c0 JoinGroup#2 member={member} (a real client's)" in text
+    assert f"--[1: Receive c0 JoinGroup#2 member={member}]-->" in text

@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from core.actions import Action
 from core.types import NO_GENERATION
 from harness.messages import Request
 
@@ -80,3 +81,22 @@ class WireRequest:
         return Request(self.api, client, self.corr, self.member_id, self.generation_id, self.session_timeout_ms,
                        self.rebalance_timeout_ms, self.protocol_type, self.protocols,
                        self.require_known_member_id, self.assignments, self.group_instance_id)
+
+
+def admits_unenumerable(kinds: tuple[str, ...], coord: Any, max_time_ms: int | None, action: Action) -> bool:
+    """What real clients and real time bring that ``World.enabled()`` cannot list: a well-formed Receive
+    from an external client, and — in a world with external clients — AdvanceClock by any positive amount
+    while no timer is due (the served clock moves with the wall clock, never past a due timer)."""
+    if action.kind == "Receive":
+        if not (0 <= action.client < len(kinds) and kinds[action.client] == "external"):
+            return False
+        try:
+            WireRequest.from_payload(str(action.arg))
+        except ValueError:
+            return False
+        return True
+    if action.kind == "AdvanceClock" and "external" in kinds:
+        ms = action.arg
+        return (isinstance(ms, int) and ms > 0 and not coord.due_timers()
+                and (max_time_ms is None or coord.now_ms + ms <= max_time_ms))
+    return False

@@ -24,7 +24,7 @@ from core.trace import Step, Trace
 from core.types import NO_GENERATION, Errors
 from harness.client_versions import CRASHED, GONE, client_version_for
 from harness.clients import CLIENT_KINDS, Client, ClientConfig
-from harness.external import WireRequest
+from harness.external import WireRequest, admits_unenumerable
 from harness.messages import Request, Response
 from harness.network import Network
 from harness.scope import Scope
@@ -230,21 +230,8 @@ class World:
         while no timer is due, in a world with external clients)."""
         if self._enabled_version != self._version:
             self.enabled()
-        if action in self._enabled_set:
-            return True
-        if action.kind == "Receive":
-            if not (0 <= action.client < len(self.clients) and self.kinds[action.client] == "external"):
-                return False
-            try:
-                WireRequest.from_payload(str(action.arg))
-            except ValueError:
-                return False
-            return True
-        if action.kind == "AdvanceClock" and "external" in self.kinds:
-            ms = action.arg
-            return (isinstance(ms, int) and ms > 0 and not self.coord.due_timers()
-                    and (self.scope.max_time_ms is None or self.coord.now_ms + ms <= self.scope.max_time_ms))
-        return False
+        return action in self._enabled_set or admits_unenumerable(
+            self.kinds, self.coord, self.scope.max_time_ms, action)
 
     def step(self, action: Action) -> None:
         """Perform one enabled action (see ``is_enabled``); anything else is a ValueError."""

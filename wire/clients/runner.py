@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 LIBS = ("kafka-python", "aiokafka", "confluent")
 POLL_S = 0.2          # one poll's timeout: short, so stop times and stalls are precise
@@ -162,17 +162,23 @@ def run_kafka_python(args: argparse.Namespace, out: Emitter, plan: Plan) -> None
         config["api_version"] = tuple(int(x) for x in args.api_version.split("."))
     consumer = KafkaConsumer(**config)
     consumer.subscribe(topics=[args.topic], listener=Listener())
+    poll_loop(out, plan, args, lambda: consumer.poll(timeout_ms=int(POLL_S * 1000)), consumer.close)
+
+
+def poll_loop(out: Emitter, plan: Plan, args: argparse.Namespace, poll_once: Callable[[], object],
+              close: Callable[[], object]) -> None:
+    """The synchronous clients' main loop: poll until the plan ends, stalling when it says so; close."""
     out.emit("started")
     try:
         while not plan.done():
-            consumer.poll(timeout_ms=int(POLL_S * 1000))
+            poll_once()
             pause = stall(out, plan, args.max_poll_interval_ms)
             if pause:
                 time.sleep(pause)
                 out.emit_owned("resumed")
     finally:
         out.emit_owned("stopped", reason=plan.stop_reason())
-        consumer.close()
+        close()
 
 
 # ---- aiokafka -----------------------------------------------------------------------------------
@@ -242,20 +248,13 @@ def run_confluent(args: argparse.Namespace, out: Emitter, plan: Plan) -> None:
         on_assign=lambda _c, parts: out.emit("assigned", map(tp_name, parts)),
         on_revoke=lambda _c, parts: out.emit("revoked", map(tp_name, parts)),
         on_lost=lambda _c, parts: out.emit("lost", map(tp_name, parts)))
-    out.emit("started")
-    try:
-        while not plan.done():
-            msg = consumer.poll(POLL_S)
-            err = msg.error() if msg is not None else None
-            if err is not None and not err.retriable():
-                out.emit("error", message=str(err))
-            pause = stall(out, plan, args.max_poll_interval_ms)
-            if pause:
-                time.sleep(pause)
-                out.emit_owned("resumed")
-    finally:
-        out.emit_owned("stopped", reason=plan.stop_reason())
-        consumer.close()
+    def poll_once() -> None:
+        msg = consumer.poll(POLL_S)
+        err = msg.error() if msg is not None else None
+        if err is not None and not err.retriable():
+            out.emit("error", message=str(err))
+
+    poll_loop(out, plan, args, poll_once, consumer.close)
 
 
 RUNNERS = {"kafka-python": run_kafka_python, "aiokafka": run_aiokafka, "confluent": run_confluent}

@@ -100,7 +100,7 @@ class World:
         self._fresh_coord_state: tuple[Any, ...] | None = None
         self.touched_coordinator = False   # whether the last step's handler called into the coordinator
         self._view: tuple[Any, Any] = (None, None)   # (coordinator, its describe()), see observe()
-        self._produced: list[str] | None = None
+        self.answered: list[Response] = []   # the responses the last step produced, in order (refinement reads them)
         #: answers to external clients' requests, for the server to send (not world state: see harness.external)
         self.outbox: list[tuple[tuple[int, int], str, Any]] = []
         self._version = 0                              # bumped by every step/restore
@@ -237,7 +237,7 @@ class World:
         """Perform one enabled action (see ``is_enabled``); anything else is a ValueError."""
         if not self.is_enabled(action):
             raise ValueError(f"action {action} is not enabled at this point; choose one of world.enabled().")
-        self._produced = [] if self.record else None
+        self.answered = []
         if self.record:
             self.coord.events.clear()     # only what happens inside this step goes into its Step
         self.touched_coordinator = action.kind in _COORDINATOR_KINDS
@@ -286,7 +286,7 @@ class World:
 
     def _drain(self) -> None:
         """Move every response the coordinator produced onto the network."""
-        net, produced = self.net, self._produced
+        net, answered = self.net, self.answered
         for key, api, result in self.coord.take_responses():
             if key is None:
                 continue
@@ -295,8 +295,7 @@ class World:
                 self.outbox.append((key, api, result))      # the server writes it back on the connection
             else:
                 net.add_response(resp)
-            if produced is not None:
-                produced.append(str(resp))
+            answered.append(resp)
 
     def _deliver_response(self, a: Action) -> None:
         resp = self.net.take_response((a.client, a.arg))  # type: ignore[arg-type]
@@ -373,7 +372,7 @@ class World:
         self.steps.append(Step(
             index=len(self.steps), action=action, time_ms=obs["time_ms"], group_state=obs["group_state"],
             generation_id=obs["generation_id"], leader_id=obs["leader_id"], members=obs["members"],
-            responses=tuple(self._produced or ()), digest=self.digest() if self.step_digests else "",
+            responses=tuple(map(str, self.answered)), digest=self.digest() if self.step_digests else "",
             events=tuple(self.coord.events)))
         self.coord.events.clear()
 

@@ -2,6 +2,8 @@
 
 A ``Trace`` holds what is needed to re-run it (profile, scope, seed, mutant, actions) and,
 per step, what was observed, so that ``kgc replay`` can re-execute and compare field by field.
+A step's events and responses are typed values (core/events.py, core/responses.py); the JSON and
+the fields replay compares hold their rendered lines, which ``Step.from_json`` parses back.
 """
 from __future__ import annotations
 
@@ -10,6 +12,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from core.actions import Action
+from core.events import StepEvent, parse_event
+from core.responses import Response, parse_response
 
 SCHEMA = "kgc-trace/1"
 
@@ -29,17 +33,26 @@ class Step:
     generation_id: int
     leader_id: str
     members: tuple[str, ...]    # sorted member ids
-    responses: tuple[str, ...]  # responses the coordinator produced in this step, "c0 JoinGroup#1 NONE gen=1"
+    responses: tuple[Response, ...]  # responses the coordinator produced in this step, in order
     digest: str                 # blake2b-64 of the world snapshot after the step
-    events: tuple[str, ...] = ()  # what the coordinator did inside the step: transitions, timers, removals
+    events: tuple[StepEvent, ...] = ()  # what the coordinator did inside the step: transitions, timers, removals
+
+    @property
+    def response_lines(self) -> tuple[str, ...]:
+        """The responses as a report shows them, "c0 JoinGroup#1 NONE gen=1"."""
+        return tuple(r.render() for r in self.responses)
+
+    @property
+    def event_lines(self) -> tuple[str, ...]:
+        return tuple(e.render() for e in self.events)
 
     def observed(self) -> dict[str, Any]:
-        """The fields replay compares, in a stable order."""
+        """The fields replay compares, in a stable order (events and responses rendered)."""
         return {
             "time_ms": self.time_ms, "group_state": self.group_state,
             "generation_id": self.generation_id, "leader_id": self.leader_id,
-            "members": list(self.members), "responses": list(self.responses), "digest": self.digest,
-            "events": list(self.events),
+            "members": list(self.members), "responses": list(self.response_lines), "digest": self.digest,
+            "events": list(self.event_lines),
         }
 
     def to_json(self) -> dict[str, Any]:
@@ -53,8 +66,8 @@ class Step:
                 time_ms=int(obj["time_ms"]), group_state=str(obj["group_state"]),
                 generation_id=int(obj["generation_id"]), leader_id=str(obj["leader_id"]),
                 members=tuple(str(m) for m in obj["members"]),
-                responses=tuple(str(r) for r in obj["responses"]), digest=str(obj["digest"]),
-                events=tuple(str(e) for e in obj.get("events", ())),
+                responses=tuple(parse_response(str(r)) for r in obj["responses"]), digest=str(obj["digest"]),
+                events=tuple(parse_event(str(e)) for e in obj.get("events", ())),
             )
         except (KeyError, TypeError, ValueError) as exc:
             raise TraceFormatError(f"step {obj!r:.80} is malformed ({exc})") from None

@@ -372,7 +372,7 @@ class World:
         self.steps.append(Step(
             index=len(self.steps), action=action, time_ms=obs["time_ms"], group_state=obs["group_state"],
             generation_id=obs["generation_id"], leader_id=obs["leader_id"], members=obs["members"],
-            responses=tuple(map(str, self.answered)), digest=self.digest() if self.step_digests else "",
+            responses=tuple(self.answered), digest=self.digest() if self.step_digests else "",
             events=tuple(self.coord.events)))
         self.coord.events.clear()
 

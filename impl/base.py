@@ -9,6 +9,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from typing import TYPE_CHECKING, Any, Callable
 
+from core.events import StepEvent
 from core.types import Errors
 from impl.group import GroupMetadata, MemberMetadata
 from impl.profiles import Profile
@@ -29,7 +30,7 @@ class CoordinatorBase(ABC):
     groups: dict[str, GroupMetadata]
     log: dict[str, tuple[Any, ...]]
     appends: list["PendingAppend"]
-    events: list[str]
+    events: list[StepEvent]
     record_events: bool
     counter: int
 
@@ -41,9 +42,10 @@ class CoordinatorBase(ABC):
         self.counter += 1
         return self.counter
 
-    def _event(self, text: str) -> None:
+    def _event(self, kind: Callable[..., StepEvent], *fields: object) -> None:
+        """Log a ``kind(*fields)`` event (core/events.py); built only when recording."""
         if self.record_events:
-            self.events.append(text)   # the world records the time of the step it belongs to
+            self.events.append(kind(*fields))   # the world records the time of the step it belongs to
 
     def _generate_member_id(self, client_id: str) -> str:
         return f"{client_id}-{self._seq()}"   # Kafka: clientId + "-" + UUID; a counter keeps runs deterministic

@@ -6,6 +6,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Hashable, Iterator
 
+from core.events import IllegalState, MemberLeaves, StepEvent, Unloaded
 from core.types import Errors, GroupState
 from impl.delayed import DelayedHeartbeat, member_key
 from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
@@ -63,7 +64,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         self.loading: set[str] = set()
         self.appends: list[PendingAppend] = []
         self.errors: list[str] = []                       # IllegalStateErrors caught at the top level
-        self.events: list[str] = []                       # human-readable log, only if record_events
+        self.events: list[StepEvent] = []                 # what each step did (core/events.py), only if record_events
         self.transitions: list[tuple[str, str, str]] = []  # (group, from, to), only if record_events
         self.record_events = record_events
         self.counter = 0                                  # seq numbers of ops, appends and generated ids
@@ -86,7 +87,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
             yield
         except IllegalStateError as exc:
             self.errors.append(f"{self.now_ms} {exc}")
-            self._event(f"IllegalStateError: {exc}")
+            self._event(IllegalState, str(exc))
             if future is not None and not future.done:
                 future.complete(_error_result(future.api, Errors.UNKNOWN_SERVER_ERROR))
 
@@ -221,7 +222,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         if not group.has(member_id):
             return Errors.UNKNOWN_MEMBER_ID
         member = group.get(member_id)
-        self._event(f"member {member_id} leaves")
+        self._event(MemberLeaves, member_id)
         if self.profile.liveness == "deadline":   # ≤ 2.8: isLeaving lets the heartbeat op complete first
             member.is_leaving = True
             self.heartbeat_purgatory.check_and_complete(key)
@@ -344,7 +345,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
     def _on_group_unloaded(self, group: GroupMetadata) -> None:
         previous = group.state
         group.transition_to(D, self.now_ms)
-        self._event(f"unloaded: {self.profile.state_name(previous)} -> Dead")
+        self._event(Unloaded, self.profile.state_name(previous))
         if previous is PR:
             for member in group.all_members():
                 group.invoke_join_callback(member, self.join_error(member.member_id, Errors.NOT_COORDINATOR))

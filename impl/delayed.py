@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from core.events import OperationCompleted
 from impl.group import GroupMetadata, MemberMetadata
 from impl.purgatory import DelayedOperation
 
@@ -27,7 +28,7 @@ def sync_key(group_id: str) -> str:
 
 def _completed(op: "DelayedJoin | DelayedHeartbeat | DelayedSync") -> None:
     """Log how the op completed: "expired" (its timer) or "condition" (try_complete)."""
-    op.coordinator._event(f"{op.kind} {op.key} seq={op.seq} completed ({'expired' if op.expired else 'condition'})")
+    op.coordinator._event(OperationCompleted, op.kind, op.key, op.seq, "expired" if op.expired else "condition")
 
 
 class DelayedJoin(DelayedOperation):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Callable
 
+from core.events import (GenerationStable, HeartbeatCompletedAtBirth, HeartbeatScheduled, MemberExpired,
+                         MemberNotSynced, PendingMemberExpired, StoreCallbackIgnored)
 from core.types import Errors, GroupState
 from impl.base import CoordinatorBase
 from impl.delayed import DelayedHeartbeat, DelayedSync, member_key, sync_key
@@ -47,9 +49,9 @@ class LivenessMixin(CoordinatorBase):
             self.heartbeat_purgatory.check_and_complete(key)
             member.heartbeat_satisfied = False
         op = DelayedHeartbeat(self, group, member, member.member_id, self.now_ms + timeout, timeout, self._seq())
-        self._event(f"DelayedHeartbeat {member.member_id} deadline={op.heartbeat_deadline_ms}")
+        self._event(HeartbeatScheduled, member.member_id, op.heartbeat_deadline_ms)
         if self.heartbeat_purgatory.try_complete_else_watch(op, [key]):
-            self._event(f"DelayedHeartbeat {member.member_id} completed at birth")
+            self._event(HeartbeatCompletedAtBirth, member.member_id)
 
     def add_pending_member_expiration(self, group: GroupMetadata, member_id: str,
                                       timeout_ms: int) -> None:
@@ -94,18 +96,18 @@ class LivenessMixin(CoordinatorBase):
             assert op.member is not None
             if not self.should_keep_member_alive(op.member, op.heartbeat_deadline_ms):
                 # 0.10: onMemberFailure even if the member was already removed (KAFKA-7196)
-                self._event(f"member {op.member_id} failed: heartbeat expired")
+                self._event(MemberExpired, op.member_id)
                 self.remove_member_and_update_group(group, op.member)
             return
         if group.is_(D):
             return
         if op.is_pending:
-            self._event(f"pending member {op.member_id} expired")
+            self._event(PendingMemberExpired, op.member_id)
             self.remove_pending_member_and_update_group(group, op.member_id)
         elif group.has(op.member_id):
             member = group.get(op.member_id)
             if not self.should_keep_member_alive(member, 0):
-                self._event(f"member {op.member_id} failed: heartbeat expired")
+                self._event(MemberExpired, op.member_id)
                 self.remove_member_and_update_group(group, member)
 
     # -- SyncGroup -------------------------------------------------------------------------------
@@ -161,8 +163,7 @@ class LivenessMixin(CoordinatorBase):
                        assignment: dict[str, bytes], error: Errors) -> None:
         """The store callback: acts only if the group is still CompletingRebalance in that generation."""
         if not (group.is_(CR) and generation_id == group.generation_id):
-            self._event(f"store callback for generation {generation_id} ignored (group {group.state.value} "
-                        f"generation {group.generation_id})")
+            self._event(StoreCallbackIgnored, generation_id, group.state.value, group.generation_id)
             return
         if error is not Errors.NONE:
             self._reset_and_propagate_assignment_error(group, error)
@@ -172,7 +173,7 @@ class LivenessMixin(CoordinatorBase):
                 member.assignment = assignment.get(member.member_id, b"")
             self._propagate_assignment(group, Errors.NONE)
             group.transition_to(S, self.now_ms)
-            self._event(f"generation {generation_id} stable")
+            self._event(GenerationStable, generation_id)
 
     def _reset_and_propagate_assignment_error(self, group: GroupMetadata,
                                               error: Errors) -> None:
@@ -212,7 +213,7 @@ class LivenessMixin(CoordinatorBase):
         if generation_id != group.generation_id or group.state not in (CR, S) or not group.pending_sync_members:
             return
         for member_id in sorted(group.pending_sync_members):
-            self._event(f"member {member_id} removed: no SyncGroup within the rebalance timeout")
+            self._event(MemberNotSynced, member_id)
             group.remove(member_id)
             self.heartbeat_purgatory.check_and_complete(member_key(group.group_id, member_id))
         self.prepare_rebalance(group)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Callable
 
+from core.events import GenerationStarted, GroupEmptied, MemberAdded, MemberNotRejoined, RebalancePrepared
 from core.types import Errors, GroupState
 from impl.base import CoordinatorBase
 from impl.delayed import DelayedJoin, InitialDelayedJoin, join_key, member_key
@@ -99,7 +100,7 @@ class RebalanceMixin(CoordinatorBase):
         if p.initial_rebalance_delay and group.is_(PR) and group.generation_id == 0:
             group.new_member_added = True   # lets InitialDelayedJoin extend (never-rebalanced groups only)
         group.add(member, future)
-        self._event(f"member {member_id} added")
+        self._event(MemberAdded, member_id)
         if p.new_member_join_timeout:
             # a new member cannot heartbeat yet: bound its parked JoinGroup by the 5-minute timeout
             self.complete_and_schedule_next_expiration(group, member, self.config.new_member_join_timeout_ms)
@@ -128,7 +129,7 @@ class RebalanceMixin(CoordinatorBase):
             op = self.join_class(self, group, group.rebalance_timeout_ms(), self._seq())
         previous = group.state
         group.transition_to(PR, self.now_ms)
-        self._event(f"{self.profile.state_name(previous)} -> PreparingRebalance, {op.kind} delay={op.delay_ms}")
+        self._event(RebalancePrepared, self.profile.state_name(previous), op.kind, op.delay_ms)
         self.join_purgatory.try_complete_else_watch(op, [join_key(group.group_id)])
 
     def remove_member_and_update_group(self, group: GroupMetadata,
@@ -170,7 +171,7 @@ class RebalanceMixin(CoordinatorBase):
         self._remove_not_rejoined(group)
         if not group.members and p.emptied_group_state is D:
             group.transition_to(D, self.now_ms)   # E0: an emptied group dies (IllegalState if already Dead)
-            self._event("group emptied -> Dead")
+            self._event(GroupEmptied)
             self._remove_group(group)
             return
         if group.is_(D):
@@ -198,7 +199,7 @@ class RebalanceMixin(CoordinatorBase):
     def _remove_not_rejoined(self, group: GroupMetadata) -> None:
         """Members that did not rejoin are removed before any join response is sent (seed 000)."""
         for failed in group.not_yet_rejoined_members():
-            self._event(f"member {failed.member_id} removed: did not rejoin")
+            self._event(MemberNotRejoined, failed.member_id)
             group.remove(failed.member_id)
             if self.profile.complete_removed_heartbeats:   # KAFKA-7196 (2.1.0)
                 self.heartbeat_purgatory.check_and_complete(member_key(group.group_id, failed.member_id))
@@ -216,5 +217,5 @@ class RebalanceMixin(CoordinatorBase):
             group.protocol_name = None
             group.transition_to(E, self.now_ms)
         group.pending_sync_members.clear()
-        self._event(f"generation {group.generation_id}: {self.profile.state_name(group.state)}, "
-                    f"leader={group.leader_id}, protocol={group.protocol_name}")
+        self._event(GenerationStarted, group.generation_id, self.profile.state_name(group.state), group.leader_id,
+                    group.protocol_name)

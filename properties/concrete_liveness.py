@@ -10,9 +10,9 @@ moving the clock never violates these.
 """
 from __future__ import annotations
 
+from core.events import HeartbeatScheduled, of_kind
 from core.trace import Step
 from core.types import GroupState
-from properties import lines as L
 from properties.catalog import Monitor, Witness, eventually_within
 from properties.concrete_state import JOIN_OPS, live_group
 from properties.observation import GroupObs, Observation
@@ -21,8 +21,12 @@ E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.
                    GroupState.STABLE, GroupState.DEAD)
 
 
+#: actions that only move the clock (the coordinator does nothing in them)
+CLOCK_KINDS = frozenset({"AdvanceClock", "AdvanceToNextDeadline"})
+
+
 def clock_moves(step: Step) -> bool:
-    return step.action.kind in L.CLOCK_KINDS
+    return step.action.kind in CLOCK_KINDS
 
 
 def join_phase_total(after: Observation, g: GroupObs, from_empty: bool) -> int:
@@ -96,8 +100,8 @@ class DeadlineBook:
 
     def update(self, step: Step, after: Observation) -> None:
         g = after.group
-        for _, m in L.matches(L.DEADLINE, step.events):
-            member = g.member(m.group(1)) if g is not None else None
+        for _, e in of_kind(step.events, HeartbeatScheduled):
+            member = g.member(e.member_id) if g is not None else None
             if member is not None:
                 timeout = after.new_member_join_timeout_ms if member.is_new else member.session_timeout_ms
                 self.deadlines[member.member_id] = after.time_ms + timeout

@@ -2,11 +2,12 @@
 delivered request gets in each state (SPEC.md §3), the store callback's guard and unload."""
 from __future__ import annotations
 
+from core.events import HeartbeatScheduled, MemberLeaves, of_kind
+from core.responses import Response
 from core.trace import Step
-from core.types import GroupState
-from properties import lines as L
+from core.types import NO_GENERATION, GroupState
 from properties.catalog import Witness, always_step
-from properties.observation import Observation, RequestObs, delivered_request
+from properties.observation import Observation, RequestObs, delivered_key, delivered_request
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -30,8 +31,13 @@ def valid_for_group(before: Observation, req: RequestObs) -> bool:
             and g.member(req.member_id) is not None and req.generation_id == g.generation_id)
 
 
-def answer(step: Step, key: tuple[int, int]) -> L.ResponseLine | None:
-    return next((r for r in L.responses(step.responses) if r.key == key), None)
+def shown(value: str) -> str | None:
+    """A response's id field as its line shows it: absent (None) when empty."""
+    return value or None
+
+
+def answer(step: Step, key: tuple[int, int]) -> Response | None:
+    return next((r for r in step.responses if r.key == key), None)
 
 
 @always_step("each-request-is-answered-at-most-once",
@@ -40,9 +46,9 @@ def answer(step: Step, key: tuple[int, int]) -> L.ResponseLine | None:
              source="SPEC.md §4.1 (onComplete runs exactly once; a callback is invoked once); DESIGN.md §5 "
                     "(a coordinator bug that answers twice must be observable)")
 def at_most_once(before: Observation, step: Step, after: Observation) -> Witness | None:
-    keys = [r.key for r in L.responses(step.responses)]
+    keys = [r.key for r in step.responses]
     allowed = set(before.parked_keys)
-    key = L.delivered_key(step.action)
+    key = delivered_key(step.action)
     if key is not None:
         allowed.add(key)
     twice = sorted({k for k in keys if keys.count(k) > 1})
@@ -61,10 +67,10 @@ def at_most_once(before: Observation, step: Step, after: Observation) -> Witness
              source="SPEC.md §3.1 J5b.6 and §3.2 (a parked callback is overwritten, never answered); §3.4 "
                     "(removeMemberAndUpdateGroup answers a parked JoinGroup from 2.2.0, never a parked SyncGroup)")
 def not_dropped(before: Observation, step: Step, after: Observation) -> Witness | None:
-    answered = {r.key for r in L.responses(step.responses)}
-    req, key = delivered(before, step), L.delivered_key(step.action)
+    answered = {r.key for r in step.responses}
+    req, key = delivered(before, step), delivered_key(step.action)
     newer = {p.member_id: p.api for p in after.parked if p.key == key and req is not None and p.api == req.api}
-    leavers = {m.group(1) for _, m in L.matches(L.LEAVES, step.events)}
+    leavers = {e.member_id for _, e in of_kind(step.events, MemberLeaves)}
     for p in before.parked:
         if p.key in after.parked_keys or p.key in answered or newer.get(p.member_id) == p.api:
             continue
@@ -122,7 +128,7 @@ def heartbeat_table(before: Observation, step: Step, after: Observation) -> Witn
     if expected is None:
         return None
     got = answer(step, req.key)
-    reset = any(m.group(1) == req.member_id for _, m in L.matches(L.DEADLINE, step.events))
+    reset = any(e.member_id == req.member_id for _, e in of_kind(step.events, HeartbeatScheduled))
     if got is None or (got.error, reset) != expected:
         return {"member": req.member_id, "state": state.value, "answer": None if got is None else got.error,
                 "reset": reset, "expected": expected}
@@ -139,7 +145,7 @@ def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness
     if req is None or req.api != "OffsetCommit" or not valid_for_group(before, req) or before.group.state is not CR:  # type: ignore[union-attr]
         return None
     got = answer(step, req.key)
-    reset = any(m.group(1) == req.member_id for _, m in L.matches(L.DEADLINE, step.events))
+    reset = any(e.member_id == req.member_id for _, e in of_kind(step.events, HeartbeatScheduled))
     if got is None or got.error != "REBALANCE_IN_PROGRESS" or reset:
         return {"member": req.member_id, "state": "CompletingRebalance", "answer": None if got is None else got.error,
                 "reset": reset}
@@ -151,13 +157,14 @@ def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness
              source="SPEC.md §3.1 (JoinGroup success response: memberId, new generation, protocol, leaderId)")
 def join_response_fields(before: Observation, step: Step, after: Observation) -> Witness | None:
     g = after.group
-    for r in L.responses(step.responses):
+    for r in step.responses:
         if r.api != "JoinGroup" or r.error != "NONE":
             continue
-        if (g is None or r.fields.get("gen") != str(g.generation_id) or r.fields.get("leader") != g.leader_id
-                or g.member(r.fields.get("member", "")) is None):
-            return {"response": f"{r.api}#{r.corr}", "gen": r.fields.get("gen"), "leader": r.fields.get("leader"),
-                    "member": r.fields.get("member"), "group_generation": None if g is None else g.generation_id,
+        gen = None if r.generation_id == NO_GENERATION else str(r.generation_id)
+        if (g is None or gen != str(g.generation_id) or shown(r.leader_id) != g.leader_id
+                or g.member(r.member_id) is None):
+            return {"response": f"{r.api}#{r.corr}", "gen": gen, "leader": shown(r.leader_id),
+                    "member": shown(r.member_id), "group_generation": None if g is None else g.generation_id,
                     "group_leader": None if g is None else g.leader_id,
                     "group_members": [] if g is None else sorted(g.member_ids)}
     return None
@@ -171,12 +178,12 @@ def leader_list(before: Observation, step: Step, after: Observation) -> Witness 
     g = after.group
     if g is None:
         return None
-    for r in L.responses(step.responses):
+    for r in step.responses:
         if r.api != "JoinGroup" or r.error != "NONE":
             continue
-        is_leader = r.fields.get("member") == g.leader_id
+        is_leader = shown(r.member_id) == g.leader_id
         if is_leader != bool(r.members) or (is_leader and set(r.members) != g.member_ids):
-            return {"member": r.fields.get("member"), "leader": g.leader_id, "member_list": list(r.members),
+            return {"member": shown(r.member_id), "leader": g.leader_id, "member_list": list(r.members),
                     "group_members": sorted(g.member_ids)}
     return None
 
@@ -198,7 +205,7 @@ def store_guard(before: Observation, step: Step, after: Observation) -> Witness 
     if changed or step.responses:
         return {"append_generation": a.generation_id, "group_state": g0.state.value,
                 "group_generation": g0.generation_id, "group_changed": changed,
-                "state_after": None if g1 is None else g1.state.value, "responses": list(step.responses)}
+                "state_after": None if g1 is None else g1.state.value, "responses": list(step.response_lines)}
     return None
 
 
@@ -209,7 +216,7 @@ def store_guard(before: Observation, step: Step, after: Observation) -> Witness 
 def unload_answers(before: Observation, step: Step, after: Observation) -> Witness | None:
     if step.action.kind != "UnloadGroup" or before.group is None:
         return None
-    got = {r.key: r.error for r in L.responses(step.responses)}
+    got = {r.key: r.error for r in step.responses}
     for p in before.parked:
         if p.incarnation == before.group.incarnation and got.get(p.key) != "NOT_COORDINATOR":
             return {"request": p.key, "api": p.api, "holder": p.member_id, "answer": got.get(p.key)}

@@ -2,9 +2,11 @@
 design-card properties, the seeds' rules on DelayedJoin/DelayedHeartbeat, SPEC.md §1.2 edges and I8."""
 from __future__ import annotations
 
+from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, HeartbeatScheduled, MemberAdded,
+                         MemberExpired, MemberNotRejoined, OperationCompleted, RebalancePrepared, first_of, of_kind,
+                         removed_before)
 from core.trace import Step
 from core.types import GroupState
-from properties import lines as L
 from properties.catalog import Witness, always_step
 from properties.observation import GroupObs, Observation, delivered_request
 
@@ -36,15 +38,15 @@ def same_group(before: Observation, after: Observation) -> tuple[GroupObs, Group
                     "(hasAllMembersJoined: counter equality and no pending members, 2.2.0+)")
 def join_completes_when_all_rejoined(before: Observation, step: Step, after: Observation) -> Witness | None:
     events = step.events
-    completions = [(i, m) for i, m in L.matches(L.COMPLETED, events) if m.group(1).endswith("Join")]
-    for n, (i, m) in enumerate(completions):
-        if m.group(1) != "DelayedJoin" or m.group(4) != "condition":
+    completions = [(i, e) for i, e in of_kind(events, OperationCompleted) if e.kind.endswith("Join")]
+    for n, (i, e) in enumerate(completions):
+        if e.kind != "DelayedJoin" or e.how != "condition":
             continue
         end = completions[n + 1][0] if n + 1 < len(completions) else len(events)
-        removed = [x.group(1) for e in events[i + 1:end] if (x := L.NOT_REJOINED.match(e))]
+        removed = [x.member_id for x in events[i + 1:end] if isinstance(x, MemberNotRejoined)]
         pending = sorted(after.group.pending_members) if after.group is not None and after.profile == "3.9" else []
         if removed or pending:
-            return {"completed": events[i], "removed_for_not_rejoining": removed, "pending_members": pending}
+            return {"completed": e.render(), "removed_for_not_rejoining": removed, "pending_members": pending}
     return None
 
 
@@ -64,7 +66,7 @@ def kept_alive_while_parked(before: Observation, step: Step, after: Observation)
     if g0 is None or member is None or not member.awaiting or (after.profile == "3.9" and member.is_new):
         return None   # 3.9 hasSatisfiedHeartbeat: if isNew → heartbeatSatisfied only (KAFKA-7610)
     g1 = after.group_by_incarnation(fired.incarnation)
-    expired = any(m.group(1) == member.member_id for _, m in L.matches(L.EXPIRED, step.events))
+    expired = any(e.member_id == member.member_id for _, e in of_kind(step.events, MemberExpired))
     if expired or (g1 is not None and g1.member(member.member_id) is None):
         return {"member": member.member_id, "awaiting_join": member.awaiting_join is not None,
                 "awaiting_sync": member.awaiting_sync is not None, "is_new": member.is_new,
@@ -78,11 +80,11 @@ def _members_at_creation(before: Observation, step: Step, after: Observation, at
     table = {m.member_id: (m.session_timeout_ms, m.rebalance_timeout_ms) for m in (g.members if g else ())}
     req = delivered_request(before, step)
     if req is not None and req.api == "JoinGroup":
-        added = [m.group(1) for e in step.events[:at] if (m := L.ADDED.match(e))]
+        added = [e.member_id for e in step.events[:at] if isinstance(e, MemberAdded)]
         joiner = added[-1] if added else req.member_id
         if joiner not in table or before.profile == "3.9":   # KAFKA-14009: a rejoin copies the new timeouts
             table[joiner] = (req.session_timeout_ms, req.rebalance_timeout_ms)
-    for gone in L.removed_before(step.events, at):
+    for gone in removed_before(step.events, at):
         table.pop(gone, None)
     return table
 
@@ -93,14 +95,14 @@ def _members_at_creation(before: Observation, step: Step, after: Observation, at
              source="seed 000 (选择消费组中所有消费者会话超时时间的最大值,作为再平衡操作的超时时间); SPEC.md §1.4 "
                     "rebalanceTimeoutMs, §4.4, §4.9 (KIP-62 for the rebalance timeout)")
 def rebalance_timeout_is_max(before: Observation, step: Step, after: Observation) -> Witness | None:
-    for i, m in L.matches(L.PREPARE, step.events):
-        if m.group(2) != "DelayedJoin":
+    for i, e in of_kind(step.events, RebalancePrepared):
+        if e.op_kind != "DelayedJoin":
             continue
         members = _members_at_creation(before, step, after, i)
         pick = 0 if before.profile == "0.10.0" else 1
         expected = max((t[pick] for t in members.values()), default=0)
-        if int(m.group(3)) != expected:
-            return {"event": step.events[i], "delay_ms": int(m.group(3)), "expected_ms": expected,
+        if e.delay_ms != expected:
+            return {"event": e.render(), "delay_ms": e.delay_ms, "expected_ms": expected,
                     "timeout": "session" if pick == 0 else "rebalance",
                     "members_at_creation": {k: v[pick] for k, v in sorted(members.items())}}
     return None
@@ -120,8 +122,8 @@ def _parks(before: Observation, step: Step, member_id: str) -> bool:
              source="seed 004 (第二步一定不会完成新创建的延迟心跳) qualified by SPEC.md §4.6 (design assumption; "
                     "derived consequence: awaiting ⇒ the op completes at once)")
 def not_completed_at_birth(before: Observation, step: Step, after: Observation) -> Witness | None:
-    for _, m in L.matches(L.AT_BIRTH, step.events):
-        member_id = m.group(1)
+    for _, e in of_kind(step.events, HeartbeatCompletedAtBirth):
+        member_id = e.member_id
         holders = [g.member(member_id) for g in (before.group, after.group) if g is not None]
         if any(h is not None and h.awaiting for h in holders) or _parks(before, step, member_id):
             continue
@@ -136,13 +138,13 @@ def not_completed_at_birth(before: Observation, step: Step, after: Observation) 
              source="seed 000 (要事先移除掉超时消费者: 在发送“加入组响应”时,消费组中的所有消费者一定都在"
                     "“再平衡操作超时时间”内及时发送了“加入组请求”); SPEC.md §4.4 steps 1 and 5")
 def removed_before_responses(before: Observation, step: Step, after: Observation) -> Witness | None:
-    found = L.first(L.GENERATION, step.events)
-    if found is None or found[1].group(2) not in ("CompletingRebalance", "AwaitingSync"):
+    found = first_of(step.events, GenerationStarted)
+    if found is None or found[1].state not in ("CompletingRebalance", "AwaitingSync"):
         return None
-    at, gen = found[0], int(found[1].group(1))
-    late = [x.group(1) for e in step.events[at:] if (x := L.NOT_REJOINED.match(e))]
-    answered = {r.fields.get("member") for r in L.responses(step.responses)
-                if r.api == "JoinGroup" and r.error == "NONE" and r.fields.get("gen") == str(gen)}
+    at, gen = found[0], found[1].generation_id
+    late = [x.member_id for x in step.events[at:] if isinstance(x, MemberNotRejoined)]
+    answered = {r.member_id for r in step.responses
+                if r.api == "JoinGroup" and r.error == "NONE" and r.generation_id == gen}
     g = after.group
     unanswered = sorted(g.member_ids - answered) if g is not None and g.generation_id == gen else []
     if late or unanswered:
@@ -156,21 +158,21 @@ def removed_before_responses(before: Observation, step: Step, after: Observation
              source="seed 000 (协调者返回“加入组响应”给每个消费者后,都会立即完成本次“延迟的心跳”,并调度下一次); "
                     "SPEC.md §4.4 step 5")
 def join_response_reschedules(before: Observation, step: Step, after: Observation) -> Witness | None:
-    found = L.first(L.GENERATION, step.events)
+    found = first_of(step.events, GenerationStarted)
     if found is None:
         return None
-    at, gen = found[0], found[1].group(1)
+    at, gen = found[0], found[1].generation_id
     deadlines: dict[str, int] = {}
-    for _, m in L.matches(L.DEADLINE, step.events[at:]):
-        deadlines.setdefault(m.group(1), int(m.group(2)))
-    for r in L.responses(step.responses):
-        if r.api != "JoinGroup" or r.error != "NONE" or r.fields.get("gen") != gen:
+    for _, e in of_kind(step.events[at:], HeartbeatScheduled):
+        deadlines.setdefault(e.member_id, e.deadline_ms)
+    for r in step.responses:
+        if r.api != "JoinGroup" or r.error != "NONE" or r.generation_id != gen:
             continue
-        member_id = r.fields.get("member", "")
+        member_id = r.member_id
         member = after.group.member(member_id) if after.group is not None else None
         expected = None if member is None else after.time_ms + member.session_timeout_ms
         if deadlines.get(member_id) is None or (expected is not None and deadlines[member_id] != expected):
-            return {"member": member_id, "generation": int(gen), "rescheduled_deadline": deadlines.get(member_id),
+            return {"member": member_id, "generation": gen, "rescheduled_deadline": deadlines.get(member_id),
                     "expected_deadline": expected}
     return None
 
@@ -180,9 +182,9 @@ def join_response_reschedules(before: Observation, step: Step, after: Observatio
                    "only ever completes by expiring, never by its condition.",
              source="SPEC.md §4.5 (InitialDelayedJoin: tryComplete is always false, KAFKA-4925)", applies_to=("3.9",))
 def initial_join_waits(before: Observation, step: Step, after: Observation) -> Witness | None:
-    for _, m in L.matches(L.COMPLETED, step.events):
-        if m.group(1) == "InitialDelayedJoin" and m.group(4) == "condition":
-            return {"completed": m.group(0), "how": "condition"}
+    for _, e in of_kind(step.events, OperationCompleted):
+        if e.kind == "InitialDelayedJoin" and e.how == "condition":
+            return {"completed": e.render(), "how": "condition"}
     return None
 
 
@@ -234,7 +236,7 @@ def generation_by_one(before: Observation, step: Step, after: Observation) -> Wi
     if g0 is None and step.action.kind == "LoadGroup":
         return None   # a reload starts from the stored generation
     base = g0.generation_id if g0 is not None else 0
-    bumps = [int(m.group(1)) for _, m in L.matches(L.GENERATION, step.events)]
+    bumps = [e.generation_id for _, e in of_kind(step.events, GenerationStarted)]
     if g1.generation_id - base != len(bumps) or (bumps and bumps != list(range(base + 1, base + 1 + len(bumps)))):
         return {"generation_before": base, "generation_after": g1.generation_id, "generation_events": bumps}
     return None

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from core.events import IllegalState
 from core.trace import Step, Violation
 
 
@@ -57,6 +58,6 @@ AFTER_ILLEGAL_STATE: frozenset[tuple[str, str]] = frozenset(
 
 def undocumented(profile: str, steps: Sequence[Step], violations: Sequence[Violation]) -> list[Violation]:
     """The violations no finding explains: on 0.10.0 some follow an IllegalStateError (see above)."""
-    first_error = next((st.index for st in steps if any(e.startswith("IllegalStateError") for e in st.events)), None)
+    first_error = next((st.index for st in steps if any(isinstance(e, IllegalState) for e in st.events)), None)
     return [v for v in violations
             if not ((v.property, profile) in AFTER_ILLEGAL_STATE and first_error is not None and v.step >= first_error)]

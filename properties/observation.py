@@ -12,6 +12,8 @@ from dataclasses import dataclass, replace
 from typing import Any, Mapping
 
 from core.actions import Action
+from core.events import StepEvent
+from core.responses import Response
 from core.trace import Step
 from core.types import GroupState
 from harness.external import WireRequest
@@ -144,8 +146,8 @@ class Observation:
     initial_rebalance_delay_ms: int
     step_index: int                         # index of the step that produced it; -1 for an initial read-out
     action: Action | None = None            # the action of that step
-    events: tuple[str, ...] = ()            # events of that step
-    responses: tuple[str, ...] = ()         # responses of that step
+    events: tuple[StepEvent, ...] = ()      # events of that step (core/events.py)
+    responses: tuple[Response, ...] = ()    # responses of that step
     transitions: tuple[tuple[str, str, str], ...] = ()   # (group, from, to) of that step
     transition_count: int = 0               # length of the coordinator's transitions log
 
@@ -270,6 +272,15 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
 def _inflight(world: World) -> tuple[RequestObs, ...]:
     return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms)
                  for k, r in sorted(world.net.requests.items()))
+
+
+def delivered_key(action: Action) -> tuple[int, int] | None:
+    """The request key a DeliverRequest (or a real client's Receive) action hands to the coordinator."""
+    if action.kind == "DeliverRequest" and isinstance(action.arg, int):
+        return (action.client, action.arg)
+    if action.kind == "Receive":
+        return (action.client, WireRequest.from_payload(str(action.arg)).corr)
+    return None
 
 
 def delivered_request(before: Observation, step: Step) -> RequestObs | None:

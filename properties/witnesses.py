@@ -2,8 +2,10 @@
 properties that speak about them are not vacuous. Each returns what it saw, or None."""
 from __future__ import annotations
 
+from core.events import (GenerationStable, GenerationStarted, GroupEmptied, HeartbeatCompletedAtBirth, MemberExpired,
+                         MemberNotRejoined, MemberNotSynced, OperationCompleted, PendingMemberExpired, StepEvent,
+                         StoreCallbackIgnored, first_of, of_kind)
 from core.types import GroupState
-from properties import lines as L
 from properties.catalog import Witness, sometimes
 from properties.observation import Observation
 
@@ -13,12 +15,17 @@ E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.
 
 def _join_completion(obs: Observation, how: str) -> Witness | None:
     events = obs.events
-    for i, m in L.matches(L.COMPLETED, events):
-        if m.group(1) == "DelayedJoin" and m.group(4) == how:
-            gen = L.first(L.GENERATION, events[i:])
+    for i, e in of_kind(events, OperationCompleted):
+        if e.kind == "DelayedJoin" and e.how == how:
+            gen = first_of(events[i:], GenerationStarted)
             if gen is not None:
-                return {"completed": events[i], "then": gen[1].group(0)}
+                return {"completed": e.render(), "then": gen[1].render()}
     return None
+
+
+def _first_event(obs: Observation, kind: type[StepEvent]) -> Witness | None:
+    found = first_of(obs.events, kind)
+    return None if found is None else {"event": found[1].render()}
 
 
 @sometimes("a-rebalance-completes-by-timeout",
@@ -52,16 +59,14 @@ def waits_for_member(obs: Observation) -> Witness | None:
            claim="Completing a delayed join removes a member that did not rejoin.",
            source="seed 000 (协调者会找出那些没有在规定时间内重新发送“加入组请求”的消费者,将它们从消费组中移除)")
 def removed_for_not_rejoining(obs: Observation) -> Witness | None:
-    found = L.first(L.NOT_REJOINED, obs.events)
-    return None if found is None else {"event": found[1].group(0)}
+    return _first_event(obs, MemberNotRejoined)
 
 
 @sometimes("a-member-is-removed-by-heartbeat-expiry",
            claim="A member's DelayedHeartbeat expires and the member is removed.",
            source="seed 004 (对应的延迟心跳会判断到消费者2失败,从而将其从消费组中移除)")
 def removed_by_expiry(obs: Observation) -> Witness | None:
-    found = L.first(L.EXPIRED, obs.events)
-    return None if found is None else {"event": found[1].group(0)}
+    return _first_event(obs, MemberExpired)
 
 
 @sometimes("a-member-is-kept-alive-by-a-parked-callback",
@@ -69,9 +74,9 @@ def removed_by_expiry(obs: Observation) -> Witness | None:
            source="seed 004 (即使“延迟的心跳”超时了,但“回调方法不为空”,消费者成员仍然被认为是存活的)")
 def kept_alive(obs: Observation) -> Witness | None:
     g = obs.group
-    for _, m in L.matches(L.COMPLETED, obs.events):
-        if m.group(1) == "DelayedHeartbeat" and m.group(4) == "expired" and g is not None:
-            member = g.member(m.group(2).rsplit(":", 1)[-1])
+    for _, e in of_kind(obs.events, OperationCompleted):
+        if e.kind == "DelayedHeartbeat" and e.how == "expired" and g is not None:
+            member = g.member(e.key.rsplit(":", 1)[-1])
             if member is not None and member.awaiting:
                 return {"member": member.member_id, "awaiting_join": member.awaiting_join is not None,
                         "awaiting_sync": member.awaiting_sync is not None}
@@ -83,15 +88,14 @@ def kept_alive(obs: Observation) -> Witness | None:
                  "a parked request).",
            source="SPEC.md §4.6 (design assumption and its derived consequence)")
 def completed_at_birth(obs: Observation) -> Witness | None:
-    found = L.first(L.AT_BIRTH, obs.events)
-    return None if found is None else {"event": found[1].group(0)}
+    return _first_event(obs, HeartbeatCompletedAtBirth)
 
 
 @sometimes("a-sync-is-answered-rebalance-in-progress",
            claim="A SyncGroup is answered REBALANCE_IN_PROGRESS.",
            source="seed 004 (它会返回“正在再平衡”的错误码给第一个消费者)")
 def sync_rip(obs: Observation) -> Witness | None:
-    for r in L.responses(obs.responses):
+    for r in obs.responses:
         if r.api == "SyncGroup" and r.error == "REBALANCE_IN_PROGRESS":
             return {"response": f"c{r.client} SyncGroup#{r.corr} {r.error}"}
     return None
@@ -111,8 +115,7 @@ def becomes_stable(obs: Observation) -> Witness | None:
            claim="A store callback arrives after the group moved on and is ignored.",
            source="SPEC.md §5.2 ordering (a) and (c)")
 def store_ignored(obs: Observation) -> Witness | None:
-    found = L.first(L.STORE_IGNORED, obs.events)
-    return None if found is None else {"event": found[1].group(0)}
+    return _first_event(obs, StoreCallbackIgnored)
 
 
 @sometimes("a-store-callback-fails-and-the-group-rebalances",
@@ -133,7 +136,7 @@ def store_fails(obs: Observation) -> Witness | None:
            source="SPEC.md §3.7 onGroupUnloaded")
 def unload_answers(obs: Observation) -> Witness | None:
     if obs.action is not None and obs.action.kind == "UnloadGroup":
-        for r in L.responses(obs.responses):
+        for r in obs.responses:
             if r.error == "NOT_COORDINATOR" and r.api in ("JoinGroup", "SyncGroup"):
                 return {"response": f"c{r.client} {r.api}#{r.corr} {r.error}"}
     return None
@@ -144,8 +147,8 @@ def unload_answers(obs: Observation) -> Witness | None:
            source="SPEC.md §1.3 PreparingRebalance → Empty; §4.4 (in 0.9 an empty group went straight to Dead)")
 def ends_empty(obs: Observation) -> Witness | None:
     for gid, frm, to in obs.transitions:
-        if frm == PR.value and to in (E.value, D.value) and any(e == "group emptied -> Dead" or e.startswith(
-                "generation ") for e in obs.events):
+        if frm == PR.value and to in (E.value, D.value) and any(
+                isinstance(e, (GroupEmptied, GenerationStarted, GenerationStable)) for e in obs.events):
             return {"group": gid, "from": frm, "to": to}
     return None
 
@@ -154,16 +157,14 @@ def ends_empty(obs: Observation) -> Witness | None:
            claim="A member that got its join response but sent no SyncGroup within the rebalance timeout is removed.",
            source="SPEC.md §4.8 (DelayedSync expiry, KAFKA-12890)", applies_to=("3.9",))
 def removed_by_delayed_sync(obs: Observation) -> Witness | None:
-    found = L.first(L.NO_SYNC, obs.events)
-    return None if found is None else {"event": found[1].group(0)}
+    return _first_event(obs, MemberNotSynced)
 
 
 @sometimes("a-pending-member-expires",
            claim="A pending member (MEMBER_ID_REQUIRED, KIP-394) that never rejoins expires.",
            source="SPEC.md §4.7", applies_to=("3.9",))
 def pending_expires(obs: Observation) -> Witness | None:
-    found = L.first(L.PENDING_EXPIRED, obs.events)
-    return None if found is None else {"event": found[1].group(0)}
+    return _first_event(obs, PendingMemberExpired)
 
 
 @sometimes("a-new-member-is-removed-by-the-new-member-timeout",
@@ -171,9 +172,9 @@ def pending_expires(obs: Observation) -> Witness | None:
                  "5-minute new-member op) and its JoinGroup is answered UNKNOWN_MEMBER_ID.",
            source="SPEC.md §2 (KAFKA-7610), §4.9 (new-member bound)", applies_to=("3.9",))
 def new_member_expires(obs: Observation) -> Witness | None:
-    found = L.first(L.EXPIRED, obs.events)
+    found = first_of(obs.events, MemberExpired)
     if found is None or obs.group is None:
         return None
-    answered = [r for r in L.responses(obs.responses) if r.api == "JoinGroup" and r.error == "UNKNOWN_MEMBER_ID"]
-    return {"event": found[1].group(0), "join_answered": f"c{answered[0].client} JoinGroup#{answered[0].corr}"} \
+    answered = [r for r in obs.responses if r.api == "JoinGroup" and r.error == "UNKNOWN_MEMBER_ID"]
+    return {"event": found[1].render(), "join_answered": f"c{answered[0].client} JoinGroup#{answered[0].corr}"} \
         if answered else None

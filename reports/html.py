@@ -36,8 +36,9 @@ def _arrows(trace: Trace) -> list[tuple[str, str, str, bool]]:
             out.append(("log", "coordinator", f"append {a.arg}", bad))
         elif a.kind in ("AdvanceClock", "AdvanceToNextDeadline"):
             out.append(("timer", "timer", f"clock {format_ms(step.time_ms)}", bad))
-        for response in step.responses:
-            out.append(("coordinator", response.split(" ", 1)[0], response.split(" ", 1)[1], bad))
+        for response in step.response_lines:
+            target, text = response.split(" ", 1)
+            out.append(("coordinator", target, text, bad))
     return out
 
 

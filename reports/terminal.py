@@ -70,7 +70,7 @@ def rows(trace: Trace) -> list[Row]:
         if step.action.kind in REQUEST_KINDS:   # a client's n-th request carries correlation id n
             sent[step.action.client] = sent.get(step.action.client, 0) + 1
             apis[(step.action.client, sent[step.action.client])] = step.action.kind
-        detail = "\n".join(step.responses + step.events)
+        detail = "\n".join(step.response_lines + step.event_lines)
         quiet_clock = step.action.kind in _CLOCK and not detail
         prev = out[-1] if out else None
         if quiet_clock and prev is not None and prev.event.startswith("clock →") and not prev.detail:

@@ -65,7 +65,7 @@ def changed_rows(trace: Trace) -> list[tuple[int, str, dict[str, str], tuple[str
         now = _values(step)
         changed = {k: v for k, v in now.items() if previous.get(k) != v}
         previous = now
-        rows.append((step.index, describe_action(step, names), changed, step.responses + step.events))
+        rows.append((step.index, describe_action(step, names), changed, step.response_lines + step.event_lines))
     return rows
 
 
@@ -101,9 +101,9 @@ def mermaid(trace: Trace) -> str:
             lines.append(f"    Note over coord,timer: clock {format_ms(step.time_ms)}")
         elif a.kind in ("UnloadGroup", "LoadGroup"):
             lines.append(f"    Note over coord: {a.kind}")
-        for response in step.responses:
-            target = response.split(" ", 1)[0]
-            lines.append(f"    coord-->>{target}: {_mermaid_text(response.split(' ', 1)[1])}")
+        for response in step.response_lines:
+            target, text = response.split(" ", 1)
+            lines.append(f"    coord-->>{target}: {_mermaid_text(text)}")
         if trace.violation is not None and step.index == trace.violation.step:
             lines.append(f"    Note over coord: VIOLATION {_mermaid_text(trace.violation.property)}")
     return "\n".join(lines) + "\n"

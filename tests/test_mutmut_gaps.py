@@ -12,7 +12,7 @@ import dataclasses
 import pytest
 
 from impl import CoordinatorConfig, Errors, GroupCoordinator
-from properties import lines as L
+from core.events import MemberExpired, OperationCompleted, RebalancePrepared
 from tests.group_builders import (CR, D_MS, EMPTY, G, PR, PROFILES, PROTOS, ST, advance_past, assignment_for,
                                   completing, config, coordinator, join, new_member, op_deadlines, preparing, stable)
 from tests.property_runs import SCRIPT_SCOPE, run_script
@@ -414,8 +414,8 @@ def test_heartbeat_expiry_on_an_unloaded_group_only_logs_modern() -> None:
     c.take_responses()
     c.events.clear()
     advance_past(c, max(v.deadline_ms for v in watched))
-    assert any(L.COMPLETED.match(e) for e in c.events)    # they did expire …
-    assert not any(L.EXPIRED.match(e) for e in c.events)  # … and failed nobody (properties/lines.py)
+    assert any(isinstance(e, OperationCompleted) for e in c.events)    # they did expire …
+    assert not any(isinstance(e, MemberExpired) for e in c.events)     # … and failed nobody (core/events.py)
     assert c.take_responses() == [] and c.errors == []
 
 
@@ -480,7 +480,7 @@ def test_selected_protocol_is_the_one_most_members_vote_for(profile: str) -> Non
     assert view.protocol_name == "range"
 
 
-# -- the catalog reads the coordinator's log (properties/lines.py, properties/witnesses.py) ------------------------
+# -- the catalog reads the coordinator's log (core/events.py, properties/witnesses.py) ------------------------
 def test_e0_group_emptied_by_a_rebalance_is_seen_by_its_witness() -> None:
     """SPEC.md §4.4 (0.9/0.10.0: an empty group goes straight to Dead) — the witness
     "a-rebalance-ends-with-no-members" must see it on 0.10.0, or the properties that lean on it are vacuous
@@ -551,18 +551,18 @@ def test_group_record_keeps_each_members_client_id_and_host(profile: str) -> Non
     assert {"alice", "/10.0.0.7"} <= _strings(c.log[G])  # … still carries them
 
 
-# -- the prepareRebalance line properties parse (properties/lines.py PREPARE) -----------------------------------
+# -- the prepareRebalance event properties read (core/events.py RebalancePrepared) -----------------------------------
 def test_e0_last_member_leaving_starts_a_zero_ms_rebalance() -> None:
     """§1.3 (PR → Empty, E0: → Dead, §4.4): when the last member leaves a Stable group, maybePrepareRebalance
     creates a DelayedJoin whose timeout is the rebalance timeout of zero members, 0 (E0: max session timeout,
-    §4.9), which completes at once. The event says so in the form properties/lines.py parses."""
+    §4.9), which completes at once. The event says so, as properties read it."""
     c = GroupCoordinator(config("0.10.0"), record_events=True)
     member, joined = new_member(c)                       # E0: the join phase ends inside the first JoinGroup
     c.sync_group(G, joined.result.generation_id, member, {member: b"a"})
     assert c.describe(G).state is ST
     c.events.clear()
     c.leave_group(G, [(member, None)])
-    prepares = [m.groups() for e in c.events if (m := L.PREPARE.match(e))]
+    prepares = [(e.previous, e.op_kind, str(e.delay_ms)) for e in c.events if isinstance(e, RebalancePrepared)]
     assert prepares == [("Stable", "DelayedJoin", "0")]
     assert c.describe(G) is None
 

@@ -5,10 +5,12 @@ from __future__ import annotations
 import dataclasses
 
 from core.actions import Action
+from core.events import HeartbeatCompletedAtBirth, IllegalState, MemberAdded, MemberExpired, MemberLeaves, \
+    MemberNotRejoined, of_kind
 from harness.scenarios import BY_NAME
-from properties import lines as L
 from properties.catalog import CATALOG, for_profile
 from properties.findings import AFTER_ILLEGAL_STATE, FINDINGS
+from properties.observation import delivered_key
 from tests.property_runs import SCRIPT_SCOPE as SCOPE
 from tests.property_runs import TWO_STABLE, WITNESS_SCRIPTS, run, run_script, scenario_triples
 
@@ -41,12 +43,12 @@ def _births(driver: object) -> list[tuple[str, bool]]:
     the step, or parked by the step itself (its SyncGroup, answered within the step by the leader's append)."""
     out = []
     for before, step, after in driver.triples:  # type: ignore[attr-defined]
-        key = L.delivered_key(step.action)
+        key = delivered_key(step.action)
         req = before.request(key) if key else None
-        for _, m in L.matches(L.AT_BIRTH, step.events):
-            member = after.group.member(m.group(1)) if after.group else None
-            parked_by_step = req is not None and req.api == "SyncGroup" and req.member_id == m.group(1)
-            out.append((m.group(1), parked_by_step or (member is not None and member.awaiting)))
+        for _, e in of_kind(step.events, HeartbeatCompletedAtBirth):
+            member = after.group.member(e.member_id) if after.group else None
+            parked_by_step = req is not None and req.api == "SyncGroup" and req.member_id == e.member_id
+            out.append((e.member_id, parked_by_step or (member is not None and member.awaiting)))
     return out
 
 
@@ -71,7 +73,7 @@ def test_0_10_0_dead_to_dead_on_expiry() -> None:
     found = [v for v in old.checker.violations if v.property == prop.name]
     assert found and "before moving to Dead, but it is Dead" in found[0].witness["last_error"]
     expiry = old.world.steps[found[0].step]
-    assert expiry.action.kind == "FireTimer" and any("removed: did not rejoin" in e for e in expiry.events)
+    assert expiry.action.kind == "FireTimer" and any(isinstance(e, MemberNotRejoined) for e in expiry.events)
     assert old.checker.violations == found    # nothing else breaks on this path
     new = run_script("3.9", UNLOAD, script, clients=2)
     assert new.checker.violations == [] and new.world.coord.errors == []
@@ -85,14 +87,14 @@ def test_0_10_0_dead_to_dead_inside_a_request_answers_twice() -> None:
                            ("request", 2, "JoinGroup"))
     driver = run_script("0.10.0", UNLOAD, script, clients=3)
     step = driver.world.steps[-1]
-    assert any(e.startswith("IllegalStateError") for e in step.events)
-    assert step.responses[0].startswith("c2 JoinGroup#1 UNKNOWN_SERVER_ERROR")
+    assert any(isinstance(e, IllegalState) for e in step.events)
+    assert step.response_lines[0].startswith("c2 JoinGroup#1 UNKNOWN_SERVER_ERROR")
     at_step = {v.property for v in driver.checker.violations if v.step == step.index}
     assert at_step == {"each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered"}
     assert {(p, "0.10.0") for p in at_step} <= AFTER_ILLEGAL_STATE
     # the new group's DelayedJoin expires (c0 left, c1 never rejoins): c2's parked JoinGroup is answered again
     driver.run(("wait", 20000))
-    answers = [r for st in driver.world.steps for r in st.responses if r.startswith("c2 JoinGroup#1 ")]
+    answers = [r for st in driver.world.steps for r in st.response_lines if r.startswith("c2 JoinGroup#1 ")]
     assert len(answers) == 2 and answers[1].startswith("c2 JoinGroup#1 NONE"), answers
 
 
@@ -105,12 +107,13 @@ def test_0_10_0_leave_drops_a_parked_join_as_documented() -> None:
         driver = run_script(profile, SCOPE, script, clients=3)
         before, step, after = driver.triples[-2]            # the LeaveGroup's delivery
         join_key = next(p.key for p in before.parked if p.member_id.startswith("c0-"))
-        answers = [r for st in driver.world.steps for r in st.responses if r.startswith(f"c0 JoinGroup#{join_key[1]} ")]
+        answers = [r for st in driver.world.steps for r in st.response_lines
+                   if r.startswith(f"c0 JoinGroup#{join_key[1]} ")]
         assert driver.checker.violations == []
         if profile == "0.10.0":
             assert answers == [] and join_key not in after.parked_keys
             prop = CATALOG["parked-request-is-answered-not-dropped"]
-            hidden = dataclasses.replace(step, events=tuple(e for e in step.events if "leaves" not in e))
+            hidden = dataclasses.replace(step, events=tuple(e for e in step.events if not isinstance(e, MemberLeaves)))
             assert prop.explain(before, hidden, after)["request"] == join_key   # the leave is what excuses it
         else:
             assert answers == [f"c0 JoinGroup#{join_key[1]} UNKNOWN_MEMBER_ID"]
@@ -124,8 +127,8 @@ def test_3_9_new_member_is_removed_by_its_five_minute_op_while_parked() -> None:
     assert "a-new-member-is-removed-by-the-new-member-timeout" in driver.checker.seen
     index = driver.checker.seen["a-new-member-is-removed-by-the-new-member-timeout"]
     before, removal, _after = driver.triples[index]
-    gone = next(L.EXPIRED.match(e).group(1) for e in removal.events if L.EXPIRED.match(e))  # type: ignore[union-attr]
-    added = next(st.time_ms for st in driver.world.steps if f"member {gone} added" in st.events)
+    gone = next(e.member_id for _, e in of_kind(removal.events, MemberExpired))
+    added = next(st.time_ms for st in driver.world.steps if MemberAdded(gone) in st.events)
     member = before.group.member(gone)  # type: ignore[union-attr]
     assert member is not None and member.is_new and member.awaiting_join is not None
     assert removal.time_ms == added + 300000 + 1   # the 5-minute op, fired at deadline + 1 (deadline < now)

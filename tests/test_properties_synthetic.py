@@ -8,17 +8,19 @@ independently of the mutants (tests/test_properties_mutants.py).
 from __future__ import annotations
 
 import functools
-import re
 from dataclasses import dataclass, replace
 from typing import Callable
 
 import pytest
 
+from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, HeartbeatScheduled, MemberLeaves,
+                         MemberNotRejoined, OperationCompleted, RebalancePrepared, StepEvent, StoreCallbackIgnored,
+                         first_of, of_kind)
+from core.responses import Response
 from core.trace import Step
 from core.types import GroupState
-from properties import lines as L
 from properties.catalog import CATALOG
-from properties.observation import GroupObs, MemberObs, Observation, OpObs
+from properties.observation import GroupObs, MemberObs, Observation, OpObs, delivered_key
 from tests.property_runs import WITNESS_SCRIPTS, Triple, all_scenario_runs, run
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
@@ -53,26 +55,39 @@ def idle(g: GroupObs | None) -> MemberObs | None:
     return next((m for m in g.members if not m.awaiting), None) if g is not None else None
 
 
-def has(pattern: re.Pattern[str], step: Step) -> bool:
-    return any(pattern.match(e) for e in step.events)
+def has(kind: type[StepEvent], step: Step) -> bool:
+    return any(isinstance(e, kind) for e in step.events)
 
 
-def insert_after(step: Step, pattern: re.Pattern[str], line: str) -> Step:
+def insert_after(step: Step, kind: type[StepEvent], event: StepEvent) -> Step:
     events = list(step.events)
-    at = next(i for i, e in enumerate(events) if pattern.match(e))
-    return replace(step, events=tuple(events[:at + 1] + [line] + events[at + 1:]))
+    at = next(i for i, e in enumerate(events) if isinstance(e, kind))
+    return replace(step, events=tuple(events[:at + 1] + [event] + events[at + 1:]))
 
 
-def response_of(step: Step, api: str, error: str | None = None) -> str | None:
-    return next((r for r in step.responses if f" {api}#" in r and (error is None or f" {error}" in r)), None)
+def map_events(step: Step, kind: type[StepEvent], change: Callable[..., StepEvent]) -> Step:
+    """The step with every event of type ``kind`` changed by ``change``."""
+    return replace(step, events=tuple(change(e) if isinstance(e, kind) else e for e in step.events))
 
 
-def swap_response(step: Step, old: str, new: str) -> Step:
-    return replace(step, responses=tuple(new if r == old else r for r in step.responses))
+def map_responses(step: Step, select: Callable[[Response], bool], **changes: object) -> Step:
+    """The step with ``changes`` made to every response ``select`` picks."""
+    return replace(step, responses=tuple(replace(r, **changes) if select(r) else r for r in step.responses))
+
+
+def scheduled(step: Step) -> str:
+    """The member of the step's first DelayedHeartbeat reschedule."""
+    found = first_of(step.events, HeartbeatScheduled)
+    assert found is not None
+    return found[1].member_id
+
+
+def response_of(step: Step, api: str, error: str | None = None) -> Response | None:
+    return next((r for r in step.responses if r.api == api and (error is None or r.error == error)), None)
 
 
 def delivered(t: Triple, api: str) -> bool:
-    key = L.delivered_key(t[1].action)
+    key = delivered_key(t[1].action)
     req = t[0].request(key) if key else None
     return req is not None and req.api == api
 
@@ -162,9 +177,9 @@ CASES: tuple[Case, ...] = (
          _a(lambda o: replace(o, errors=1, last_error="7 group g should be in one of [...]")), "last_error"),
     # -- always_step --------------------------------------------------------------------------------------
     Case("delayed-join-completes-only-when-all-rejoined", "0.10.0",
-         lambda t: any(m.group(1) == "DelayedJoin" and m.group(4) == "condition" for _, m in L.matches(L.COMPLETED,
-                                                                                                        t[1].events)),
-         lambda t: (t[0], insert_after(t[1], L.COMPLETED, "member z-9 removed: did not rejoin"), t[2]),
+         lambda t: any(e.kind == "DelayedJoin" and e.how == "condition" for _, e in of_kind(t[1].events,
+                                                                                              OperationCompleted)),
+         lambda t: (t[0], insert_after(t[1], OperationCompleted, MemberNotRejoined("z-9")), t[2]),
          "removed_for_not_rejoining"),
     Case("member-kept-alive-while-callback-pending", "3.9",
          lambda t: t[1].action.kind == "FireTimer" and any(
@@ -175,27 +190,27 @@ CASES: tuple[Case, ...] = (
              m for m in t[2].group.members if m.member_id != t[0].op(t[1].action.arg).member_id))),  # type: ignore
          "removed"),
     Case("rebalance-timeout-is-the-maximum", "0.10.0",
-         lambda t: any(m.group(2) == "DelayedJoin" for _, m in L.matches(L.PREPARE, t[1].events)),
-         lambda t: (t[0], replace(t[1], events=tuple(re.sub(r"delay=(\d+)", lambda m: f"delay={int(m[1]) + 1}", e)
-                                                     for e in t[1].events)), t[2]), "expected_ms"),
+         lambda t: any(e.op_kind == "DelayedJoin" for _, e in of_kind(t[1].events, RebalancePrepared)),
+         lambda t: (t[0], map_events(t[1], RebalancePrepared, lambda e: replace(e, delay_ms=e.delay_ms + 1)), t[2]),
+         "expected_ms"),
     Case("fresh-heartbeat-not-completed-by-its-own-watch", "3.9",
-         lambda t: delivered(t, "Heartbeat") and has(L.DEADLINE, t[1])
+         lambda t: delivered(t, "Heartbeat") and has(HeartbeatScheduled, t[1])
          and all(not m.awaiting for g in (t[0].group, t[2].group) if g for m in g.members
-                 if m.member_id == L.first(L.DEADLINE, t[1].events)[1][1]),
-         lambda t: (t[0], insert_after(t[1], L.DEADLINE, f"DelayedHeartbeat {L.first(L.DEADLINE, t[1].events)[1][1]} "
-                                                        "completed at birth"), t[2]), "awaiting_before"),
+                 if m.member_id == scheduled(t[1])),
+         lambda t: (t[0], insert_after(t[1], HeartbeatScheduled, HeartbeatCompletedAtBirth(scheduled(t[1]))), t[2]),
+         "awaiting_before"),
     Case("join-completion-removes-every-member-that-did-not-rejoin", "3.9",
-         lambda t: bool((g := L.first(L.GENERATION, t[1].events)) and g[1].group(2) == "CompletingRebalance"),
+         lambda t: bool((g := first_of(t[1].events, GenerationStarted)) and g[1].state == "CompletingRebalance"),
          lambda t: (t[0], t[1], with_group(t[2], members=t[2].group.members + (
              replace(t[2].group.members[0], member_id="z-9", awaiting_join=None),))),
          "members_without_join_response"),
-    Case("join-response-reschedules-the-heartbeat", "0.10.0", lambda t: has(L.GENERATION, t[1]),
-         lambda t: (t[0], replace(t[1], events=tuple(e for e in t[1].events if not L.DEADLINE.match(e))), t[2]),
+    Case("join-response-reschedules-the-heartbeat", "0.10.0", lambda t: has(GenerationStarted, t[1]),
+         lambda t: (t[0], replace(t[1], events=tuple(e for e in t[1].events if not isinstance(e, HeartbeatScheduled))),
+                    t[2]),
          "rescheduled_deadline"),
     Case("initial-rebalance-waits-the-initial-delay", "3.9",
-         lambda t: any(m.group(1) == "InitialDelayedJoin" for _, m in L.matches(L.COMPLETED, t[1].events)),
-         lambda t: (t[0], replace(t[1], events=tuple(e.replace("(expired)", "(condition)") for e in t[1].events)),
-                    t[2]), "how"),
+         lambda t: any(e.kind == "InitialDelayedJoin" for _, e in of_kind(t[1].events, OperationCompleted)),
+         lambda t: (t[0], map_events(t[1], OperationCompleted, lambda e: replace(e, how="condition")), t[2]), "how"),
     Case("state-moves-only-along-spec-edges", "3.9",
          lambda t: ("g", "PreparingRebalance", "CompletingRebalance") in t[2].transitions,
          lambda t: (t[0], t[1], replace(t[2], transitions=tuple(
@@ -205,38 +220,37 @@ CASES: tuple[Case, ...] = (
          lambda t: bool(t[0].group and t[2].group and t[0].group.incarnation == t[2].group.incarnation
                         and t[0].group.generation_id > 0),
          lambda t: (t[0], t[1], with_group(t[2], generation_id=t[0].group.generation_id - 1)), "generation_after"),
-    Case("each-new-generation-increments-the-generation-id", "3.9", lambda t: has(L.GENERATION, t[1]),
+    Case("each-new-generation-increments-the-generation-id", "3.9", lambda t: has(GenerationStarted, t[1]),
          lambda t: (t[0], t[1], with_group(t[2], generation_id=t[2].group.generation_id + 1)), "generation_events"),
     Case("each-request-is-answered-at-most-once", "0.10.0", lambda t: bool(t[1].responses),
          lambda t: (t[0], replace(t[1], responses=t[1].responses + t[1].responses[:1]), t[2]),
          "answered_twice_in_step"),
     Case("parked-request-is-answered-not-dropped", "3.9",
-         lambda t: any(p.key not in t[2].parked_keys for p in t[0].parked) and not has(L.LEAVES, t[1]),
+         lambda t: any(p.key not in t[2].parked_keys for p in t[0].parked) and not has(MemberLeaves, t[1]),
          lambda t: (t[0], replace(t[1], responses=()), t[2]), "still_parked"),
     Case("delivered-request-is-answered-or-parked-on-its-member", "0.10.0", lambda t: delivered(t, "Heartbeat"),
          lambda t: (t[0], replace(t[1], responses=()), t[2]), "parked_on"),
     Case("sync-in-preparing-rebalance-answers-rebalance-in-progress", "3.9",
          lambda t: delivered(t, "SyncGroup") and bool(response_of(t[1], "SyncGroup", "REBALANCE_IN_PROGRESS"))
          and t[0].group is not None and t[0].group.state is PR,
-         lambda t: (t[0], replace(t[1], responses=tuple(r.replace("REBALANCE_IN_PROGRESS", "NONE")
-                                                        for r in t[1].responses)), t[2]), "answer"),
+         lambda t: (t[0], map_responses(t[1], lambda r: r.error == "REBALANCE_IN_PROGRESS", error="NONE"), t[2]),
+         "answer"),
     Case("heartbeat-answer-follows-the-state-table", "0.10.0",
          lambda t: delivered(t, "Heartbeat") and bool(response_of(t[1], "Heartbeat", "NONE")),
-         lambda t: (t[0], replace(t[1], responses=tuple(r.replace(" NONE", " REBALANCE_IN_PROGRESS")
-                                                        for r in t[1].responses)), t[2]), "expected"),
+         lambda t: (t[0], map_responses(t[1], lambda r: r.error == "NONE", error="REBALANCE_IN_PROGRESS"), t[2]),
+         "expected"),
     Case("commit-in-completing-rebalance-answers-rebalance-in-progress", "0.10.0",
          lambda t: delivered(t, "OffsetCommit") and bool(response_of(t[1], "OffsetCommit", "NONE")),
          lambda t: (with_group(t[0], state=CR), t[1], t[2]), "answer"),
     Case("join-response-carries-the-group-generation-and-leader", "3.9",
          lambda t: bool(response_of(t[1], "JoinGroup", "NONE")),
-         lambda t: (t[0], replace(t[1], responses=tuple(re.sub(r"gen=(\d+)", "gen=99", r) for r in t[1].responses)),
-                    t[2]), "group_generation"),
+         lambda t: (t[0], map_responses(t[1], lambda r: r.api == "JoinGroup" and r.generation_id >= 0,
+                                        generation_id=99), t[2]), "group_generation"),
     Case("only-the-leader-receives-the-member-list", "0.10.0",
-         lambda t: any("members=" in r for r in t[1].responses),
-         lambda t: (t[0], replace(t[1], responses=tuple(re.sub(r" members=\S+", "", r) for r in t[1].responses)),
-                    t[2]), "member_list"),
+         lambda t: any(r.members for r in t[1].responses),
+         lambda t: (t[0], map_responses(t[1], lambda r: bool(r.members), members=()), t[2]), "member_list"),
     Case("store-callback-generation-guard", "3.9",
-         lambda t: t[1].action.kind == "CompleteAppend" and has(L.STORE_IGNORED, t[1]),
+         lambda t: t[1].action.kind == "CompleteAppend" and has(StoreCallbackIgnored, t[1]),
          lambda t: (t[0], t[1], with_group(t[2], state=S)), "group_changed"),
     Case("unload-answers-every-parked-request-not-coordinator", "0.10.0",
          lambda t: t[1].action.kind == "UnloadGroup" and bool(t[0].parked),

@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from core.responses import parse_response
 from core.trace import Trace, TraceFormatError
 from harness.replay import ReplayDivergence, replay
 from harness.scope import Scope
@@ -41,7 +42,7 @@ def test_tampered_responses_and_digest_are_named() -> None:
     trace = recorded()
     index = next(s.index for s in trace.steps if s.responses)
     steps = list(trace.steps)
-    steps[index] = dataclasses.replace(steps[index], responses=("c9 JoinGroup#1 NONE",))
+    steps[index] = dataclasses.replace(steps[index], responses=(parse_response("c9 JoinGroup#1 NONE"),))
     with pytest.raises(ReplayDivergence, match=f"step {index} .*responses"):
         replay(dataclasses.replace(trace, steps=tuple(steps)))
     steps = list(trace.steps)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from rich.console import Console
 
+from core.responses import parse_response
 from core.trace import Trace, Violation
 from harness.scenarios import BY_NAME, Driver
 from harness.world import World
@@ -102,7 +103,8 @@ class _Tags(HTMLParser):
 
 
 def test_html_is_balanced_self_contained_and_escapes_ids(report: ViolationReport) -> None:
-    hostile = dataclasses.replace(report.trace.steps[-1], responses=('c0 JoinGroup#9 NONE member=<script>x</script>',),
+    hostile = dataclasses.replace(report.trace.steps[-1],
+                                  responses=(parse_response('c0 JoinGroup#9 NONE member=<script>x</script>'),),
                                   leader_id="<b>&")
     trace = dataclasses.replace(report.trace, steps=report.trace.steps[:-1] + (hostile,))
     page = render_html(dataclasses.replace(report, trace=trace, property="p<i>"))

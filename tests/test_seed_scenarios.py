@@ -30,21 +30,21 @@ def sends(world: World, client: int, api: str) -> int:
 
 
 def responses(world: World, client: int, api: str, error: str | None = None) -> list[str]:
-    out = [r for st in world.steps for r in st.responses if r.startswith(f"c{client} {api}#")]
+    out = [r for st in world.steps for r in st.response_lines if r.startswith(f"c{client} {api}#")]
     return [r for r in out if error is None or f" {error}" in r]
 
 
 def step_of(world: World, pattern: str) -> int:
     """Index of the first step whose responses or events match ``pattern``."""
     for st in world.steps:
-        if any(re.search(pattern, line) for line in st.responses + st.events):
+        if any(re.search(pattern, line) for line in st.response_lines + st.event_lines):
             return st.index
     raise AssertionError(f"nothing matched {pattern!r}")
 
 
 def last_step_of(world: World, pattern: str) -> int:
     """Index of the last step whose responses or events match ``pattern``."""
-    found = [st.index for st in world.steps if any(re.search(pattern, x) for x in st.responses + st.events)]
+    found = [st.index for st in world.steps if any(re.search(pattern, x) for x in st.response_lines + st.event_lines)]
     assert found, f"nothing matched {pattern!r}"
     return found[-1]
 
@@ -52,7 +52,7 @@ def last_step_of(world: World, pattern: str) -> int:
 def created_deadlines(world: World, member: str, from_step: int = 0) -> list[int]:
     """Deadlines of the DelayedHeartbeat ops the coordinator created for ``member``, in order."""
     prefix = f"DelayedHeartbeat {member} deadline="
-    return [int(e[len(prefix):]) for st in world.steps[from_step:] for e in st.events if e.startswith(prefix)]
+    return [int(e[len(prefix):]) for st in world.steps[from_step:] for e in st.event_lines if e.startswith(prefix)]
 
 
 def heartbeat_deadlines(world: World, member: str) -> list[int]:
@@ -86,7 +86,7 @@ def test_first_join_completes_inside_try_complete_else_watch(profile: str) -> No
     # 0.10.0: Stable → PreparingRebalance → AwaitingSync within the one request (seed 001 (2),(6))
     assert path(world) == ([S, PR, AS] if profile == "0.10.0" else [E, PR, CR])
     delivered = [st for st in world.steps if st.action.kind == "DeliverRequest"][-1]
-    assert any("JoinGroup" in r and " NONE gen=1" in r for r in delivered.responses)
+    assert any("JoinGroup" in r and " NONE gen=1" in r for r in delivered.response_lines)
     assert delivered.group_state in (AS, CR)
     kinds = {op.kind for op in world.coord.delayed_operations()}
     assert not kinds & {"DelayedJoin", "InitialDelayedJoin"}   # completed, not watched
@@ -108,7 +108,7 @@ def test_three_consumers_one_rebalance(profile: str) -> None:
     # the followers' SyncGroups were handled while the leader's assignment was being stored (7),
     # and all three answers came together when the store completed (8)
     stored = next(st for st in world.steps if st.action.kind == "CompleteAppend")
-    assert sorted(r.split("#")[0] for r in stored.responses) == ["c0 SyncGroup", "c1 SyncGroup", "c2 SyncGroup"]
+    assert sorted(r.split("#")[0] for r in stored.response_lines) == ["c0 SyncGroup", "c1 SyncGroup", "c2 SyncGroup"]
 
 
 @pytest.mark.parametrize("profile", BOTH)
@@ -144,16 +144,16 @@ def test_follower_missed_join_response(profile: str) -> None:
     """Seed 004, first list: the follower rejoins a Stable group and is answered at once."""
     world = run_scenario(BY_NAME["follower-missed-join-response"], profile)
     leader_sync = last_step_of(world, r"^c0 SyncGroup#\d+ NONE")
-    answered = world.steps[leader_sync].responses
+    answered = world.steps[leader_sync].response_lines
     # (5) only the two members with a parked SyncGroup are answered
     assert sorted(r.split("#")[0] for r in answered) == ["c0 SyncGroup", "c1 SyncGroup"]
     assert world.steps[leader_sync].group_state == S
     generation = world.steps[leader_sync].generation_id
     # (6)-(7) the rejoin in Stable is answered at once with the current generation, no state change
     rejoin = [st for st in world.steps if st.index > leader_sync and st.action.kind == "DeliverRequest"
-              and any(r.startswith("c2 JoinGroup#") for r in st.responses)][0]
+              and any(r.startswith("c2 JoinGroup#") for r in st.response_lines)][0]
     assert rejoin.group_state == S and rejoin.generation_id == generation
-    assert f" NONE gen={generation}" in rejoin.responses[0]
+    assert f" NONE gen={generation}" in rejoin.response_lines[0]
     # (8)-(9) its SyncGroup in Stable returns its assignment immediately
     last = responses(world, 2, "SyncGroup")[-1]
     assert " NONE assignment=" in last
@@ -167,14 +167,14 @@ def test_leader_missed_join_response(profile: str) -> None:
     mid = AS if profile == "0.10.0" else CR
     # (3) the followers' SyncGroups are parked: nobody answers them before the leader syncs
     leader_sync = step_of(world, r"^c0 SyncGroup#\d+ NONE")
-    before = [r for st in world.steps[:leader_sync] for r in st.responses if " SyncGroup#" in r and "c0" not in r]
+    before = [r for st in world.steps[:leader_sync] for r in st.response_lines if " SyncGroup#" in r and "c0" not in r]
     assert [r for r in before if "NONE" in r] == []
     # (5) the leader's rejoin in AwaitingSync is answered at once, with the member list
     rejoin = next(st for st in world.steps if st.action.kind == "DeliverRequest"
-                  and any(r.startswith("c0 JoinGroup#") for r in st.responses) and st.group_state == mid)
-    assert "members=" in rejoin.responses[0]
+                  and any(r.startswith("c0 JoinGroup#") for r in st.response_lines) and st.group_state == mid)
+    assert "members=" in rejoin.response_lines[0]
     # (7) the leader's SyncGroup answers all three and the group becomes Stable
-    answered = sorted(r.split("#")[0] for r in world.steps[leader_sync].responses)
+    answered = sorted(r.split("#")[0] for r in world.steps[leader_sync].response_lines)
     assert answered == ["c0 SyncGroup", "c1 SyncGroup", "c2 SyncGroup"]
     assert world.steps[leader_sync].group_state == S
 
@@ -217,7 +217,7 @@ def test_heartbeat_deadlines_5_6_8_on_0_10() -> None:
     assert created_deadlines(world, c1) == [5000, 6000, 8000]
     # the 6 s op is completed at once by its own tryCompleteElseWatch because c1 now has a parked
     # SyncGroup (keep-alive): the seed's "a fresh op never completes" does not hold here (finding)
-    assert any(e == f"DelayedHeartbeat {c1} completed at birth" for st in world.steps for e in st.events)
+    assert any(e == f"DelayedHeartbeat {c1} completed at birth" for st in world.steps for e in st.event_lines)
     assert heartbeat_deadlines(world, c1) == [8000]
 
 
@@ -266,7 +266,7 @@ def test_silent_member_removed_at_its_deadline(profile: str) -> None:
     # the join completes with C1 and C3 only, in the same step
     assert set(world.steps[removed].members) == {c1, c3}
     assert world.steps[removed].generation_id == 3
-    late = [r for st in world.steps[removed:] for r in st.responses if r.startswith("c1 JoinGroup#")]
+    late = [r for st in world.steps[removed:] for r in st.response_lines if r.startswith("c1 JoinGroup#")]
     assert late == []
 
 

@@ -72,7 +72,7 @@ def test_three_consumers_join_crash_and_leave(served: tuple[LiveSession, ServerT
     run = _run(server, specs, duration_s=22.0)
     assert [e.name for e in run.events if e.event == "killed"] == ["c2"]
     _judge(session, server, run)
-    events = [e for st in session.trace().steps for e in st.events]
+    events = [e for st in session.trace().steps for e in st.event_lines]
     assert any(e.endswith("failed: heartbeat expired") for e in events)     # the killed c2, by its session
     assert sum(e.endswith(" leaves") for e in events) >= 2                   # c1 at 15 s, c0 at the end
 

@@ -53,11 +53,11 @@ def test_3_9_join_starts_with_member_id_required_and_initial_delay() -> None:
     world = World("3.9", clients=1)
     world.step(Action("JoinGroup", 0))
     world.step(Action("DeliverRequest", 0, 1))
-    assert world.steps[-1].responses == ("c0 JoinGroup#1 MEMBER_ID_REQUIRED member=c0-1",)
+    assert world.steps[-1].response_lines == ("c0 JoinGroup#1 MEMBER_ID_REQUIRED member=c0-1",)
     for action in (Action("DeliverResponse", 0, 1), Action("JoinGroup", 0), Action("DeliverRequest", 0, 2)):
         world.step(action)
     assert world.observe()["group_state"] == "PreparingRebalance"
-    assert world.steps[-1].responses == ()          # parked until the initial delay ends
+    assert world.steps[-1].response_lines == ()          # parked until the initial delay ends
     world.step(Action("AdvanceToNextDeadline"))
     assert world.now_ms == 3001 and [a.kind for a in world.enabled()].count("FireTimer") == 1
 
@@ -100,14 +100,14 @@ def test_deferred_append_and_faults() -> None:
     for action in (Action("JoinGroup", 0), Action("DeliverRequest", 0, 1), Action("DeliverResponse", 0, 1),
                    Action("JoinGroup", 0), Action("DeliverRequest", 0, 2)):
         world.step(action)
-    assert world.steps[-1].responses[0].startswith("c0 JoinGroup#2 NONE gen=1")   # a 0 ms delay runs at once
+    assert world.steps[-1].response_lines[0].startswith("c0 JoinGroup#2 NONE gen=1")   # a 0 ms delay runs at once
     world.step(Action("DeliverResponse", 0, 2))
     world.step(Action("SyncGroup", 0))
     world.step(Action("DeliverRequest", 0, 3))
     appends = [a.arg for a in world.enabled() if a.kind == "CompleteAppend"]
     assert appends == ["NONE", "NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT"]
     world.step(Action("CompleteAppend", -1, "REQUEST_TIMED_OUT"))
-    assert world.steps[-1].responses == ("c0 SyncGroup#3 REBALANCE_IN_PROGRESS",)
+    assert world.steps[-1].response_lines == ("c0 SyncGroup#3 REBALANCE_IN_PROGRESS",)
 
 
 def test_request_timeout_of_a_parked_join_leaves_a_zombie() -> None:
@@ -123,7 +123,7 @@ def test_request_timeout_of_a_parked_join_leaves_a_zombie() -> None:
     world.step(Action("AdvanceToNextDeadline"))
     world.step(next(a for a in world.enabled() if a.kind == "FireTimer"))
     # SPEC.md §3.1: the second JoinGroup overwrote the parked one, only corr 3 is answered
-    assert [r.split()[1] for r in world.steps[-1].responses] == ["JoinGroup#3"]
+    assert [r.split()[1] for r in world.steps[-1].response_lines] == ["JoinGroup#3"]
 
 
 def test_crash_discards_responses_and_restart_rejoins_as_new() -> None:
@@ -141,7 +141,7 @@ def heartbeat_round_trip(world: World) -> str:
     world.step(Action("Heartbeat", 0))
     corr = world.clients[0].next_corr - 1
     world.step(Action("DeliverRequest", 0, corr))
-    (response,) = world.steps[-1].responses
+    (response,) = world.steps[-1].response_lines
     world.step(Action("DeliverResponse", 0, corr))
     return response
 

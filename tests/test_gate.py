@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import argparse
+import json
 import shutil
 from pathlib import Path
 
@@ -22,8 +23,9 @@ KILL = 100.0
 def test_reference_passes_every_phase(profile: str) -> None:
     result = run_gate(profile, None, SMALL)
     assert result.passed, result.found and result.found.violation.message
-    assert [p.name for p in result.phases] == ["scenarios", "walks", "explore", "machines"]
-    assert all(p.runs > 0 for p in result.phases) and result.edges_covered > 0
+    assert [p.name for p in result.phases] == ["scenarios", "walks", "explore", "machines", "directed"]
+    assert all(p.runs > 0 and p.steps > 0 for p in result.phases) and result.edges_covered > 0
+    assert result.coverage is not None and result.coverage.covered_edges <= result.coverage.reachable_edges
     assert len(result.properties) >= 30
 
 
@@ -68,7 +70,15 @@ def test_reference_run_writes_passing_junit(tmp_path: Path, capsys: pytest.Captu
     assert code == 0
     junit = (tmp_path / "3.9" / "junit.xml").read_text()
     assert 'failures="0"' in junit and "delayed-join-completes-only-when-all-rejoined" in junit
-    assert "PASS" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "PASS" in out and "abstract coverage, profile 3.9: states " in out
+    run = json.loads((tmp_path / "3.9" / "run.json").read_text())
+    assert run["coverage"]["abstract_edges_covered"] > 0 and run["counts"]["machines"] > 0
+    missing = int(run["coverage"]["abstract_edges_not_reached"])
+    assert sum(r["reason"] == "not reached in budget" for r in run["uncovered_edges"]) == missing
+    listing = (tmp_path / "3.9" / "uncovered-edges.tsv").read_text().splitlines()
+    assert listing[0] == "before\taction\tafter\treason" and len(listing) == 1 + len(run["uncovered_edges"])
+    assert ("warning:" in out) == (missing > 0)
 
 
 @pytest.mark.parametrize("argv,needle", [

@@ -1,0 +1,120 @@
+"""Directed search toward uncovered abstract edges: restore a concrete state that reached an edge's source, step on.
+
+A Go-Explore-shaped loop, deterministic for a seed. It keeps, per (world configuration, abstract state
+reached), up to ``keep`` concrete runs (forks: the world, its checker and its recorded steps). Each round
+it picks the least-visited kept state that is the source of a still-uncovered reachable edge (when none
+is, the least-visited kept state of all, to find new sources), forks one of its runs, and takes a short
+seeded random walk from there; every abstract state the walk reaches is kept in turn. So a group that
+once stabilised is restarted from Stable again and again, and faults and partition moves are tried
+there — what plain walks from the initial state rarely reach. Walks go through the caller's checked
+runs, so a violation found here is reported (and shrunk) like any other.
+
+The run type is the caller's (kgc.runs.CheckedRun in the gate); this module only needs the ``Runs``
+operations below, so it stays below kgc in the layers.
+"""
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field
+from typing import Callable, Generic, Protocol, Sequence, TypeVar
+
+from core.actions import Action
+from explore.coverage import EdgeKey
+from model.state import State
+
+
+class Runnable(Protocol):
+    @property
+    def over(self) -> bool: ...
+
+    def step(self, action: Action) -> list[object]: ...
+
+
+R = TypeVar("R", bound=Runnable)
+
+
+@dataclass(frozen=True)
+class Runs(Generic[R]):
+    """What the search needs of a run type."""
+
+    starts: Sequence[Callable[[], R]]            # one fresh run per world configuration
+    fork: Callable[[R], R]                       # an independent copy that continues from the same point
+    enabled: Callable[[R], tuple[Action, ...]]
+    state: Callable[[R], State]                  # the run's abstract state now (unpadded)
+    edges: Callable[[R], set[EdgeKey]]           # the abstract edges the run covered (coverage keys)
+    failed: Callable[[R], bool]                  # the run found a violation: stop and report it
+
+
+@dataclass
+class DirectedResult(Generic[R]):
+    steps: int = 0
+    walks: int = 0
+    kept_states: int = 0
+    edges: set[EdgeKey] = field(default_factory=set)
+    states: set[State] = field(default_factory=set)
+    failed: R | None = None
+
+
+def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[EdgeKey], budget_steps: int,
+                    seed: int, walk_length: int = 12, keep: int = 3) -> DirectedResult[R]:
+    """Spend about ``budget_steps`` steps covering edges of ``targets`` not in ``covered`` (which is not changed)."""
+    rng = random.Random(seed)
+    result: DirectedResult[R] = DirectedResult()
+    pool: dict[tuple[int, State], list[R]] = {}
+    visits: dict[tuple[int, State], int] = {}
+    for index, start in enumerate(runs.starts):
+        run = start()
+        if runs.failed(run):
+            result.failed = run
+            return result
+        _keep(pool, visits, (index, runs.state(run)), run, runs, keep, rng)
+    done = set(covered) | set()
+    sources = {b for b, _, _ in targets - done}
+    while result.steps < budget_steps:
+        entry = _pick(pool, visits, sources, rng)
+        visits[entry] += 1
+        run = runs.fork(rng.choice(pool[entry]))
+        result.walks += 1
+        for _ in range(walk_length):
+            choices = runs.enabled(run)
+            if not choices or run.over:
+                break
+            run.step(choices[rng.randrange(len(choices))])
+            result.steps += 1
+            if runs.failed(run):
+                result.failed = run
+                break
+            state = runs.state(run)
+            result.states.add(state)
+            _keep(pool, visits, (entry[0], state), run, runs, keep, rng)
+        new = runs.edges(run) - result.edges
+        if new:
+            result.edges |= new
+            done |= new
+            sources = {b for b, _, _ in targets - done}
+        if result.failed is not None:
+            break
+    result.kept_states = len(pool)
+    return result
+
+
+def _keep(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State], int], key: tuple[int, State],
+          run: R, runs: Runs[R], keep: int, rng: random.Random) -> None:
+    """Keep a fork of ``run`` for ``key``: while fewer than ``keep`` are kept, then now and then (reservoir-like)."""
+    kept = pool.get(key)
+    if kept is None:
+        pool[key] = [runs.fork(run)]
+        visits[key] = 0
+    elif len(kept) < keep:
+        kept.append(runs.fork(run))
+    elif rng.random() < 0.05:
+        kept[rng.randrange(keep)] = runs.fork(run)
+
+
+def _pick(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State], int], sources: set[State],
+          rng: random.Random) -> tuple[int, State]:
+    """The least-visited kept state that is an uncovered edge's source (else of all); ties by a seeded choice."""
+    keys = [k for k in pool if k[1] in sources] or list(pool)
+    least = min(visits[k] for k in keys)
+    tied = [k for k in keys if visits[k] == least]
+    return tied[rng.randrange(len(tied))]

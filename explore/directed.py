@@ -16,11 +16,39 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Protocol, Sequence, TypeVar
+from typing import Callable, Collection, Generic, Protocol, Sequence, TypeVar
 
 from core.actions import Action
 from explore.coverage import EdgeKey
+from harness.world import World
 from model.state import State
+
+#: the concrete action kinds that can take (or prepare) each abstract action kind: a request is sent,
+#: then delivered; a timer fires when it is due or when the clock moves past it
+_APIS = {"JoinGroup/new": "JoinGroup", "JoinGroup/new-pending": "JoinGroup", "JoinGroup/known": "JoinGroup",
+         "JoinGroup/changed": "JoinGroup", "SyncGroup": "SyncGroup", "Heartbeat": "Heartbeat",
+         "OffsetCommit": "OffsetCommit", "OffsetCommit/simple": "OffsetCommit", "LeaveGroup": "LeaveGroup"}
+_ENVIRONMENT = {"ExpireHeartbeat": ("FireTimer", "AdvanceClock", "AdvanceToNextDeadline"),
+                "ExpireJoin": ("FireTimer", "AdvanceClock", "AdvanceToNextDeadline"),
+                "ExpireSync": ("FireTimer", "AdvanceClock", "AdvanceToNextDeadline"),
+                "CompleteAppend": ("CompleteAppend",), "UnloadGroup": ("UnloadGroup",), "LoadGroup": ("LoadGroup",)}
+#: how often a step of a directed walk is chosen among the actions that serve a wanted abstract kind
+FOCUS = 0.6
+
+
+def abstract_kind(label: str) -> str:
+    """``LeaveGroup(MLw)`` -> ``LeaveGroup``, ``CompleteAppend[ok]`` -> ``CompleteAppend``."""
+    return label.split("(")[0].split("[")[0]
+
+
+def serves(world: World, action: Action, apis: frozenset[str], environment: frozenset[str]) -> bool:
+    """Whether ``action`` sends or delivers a request of one of ``apis``, or is one of ``environment``."""
+    if action.kind in apis or action.kind in environment:
+        return True
+    if action.kind == "DeliverRequest":
+        request = world.net.requests.get((action.client, action.arg))   # type: ignore[arg-type]
+        return request is not None and request.api in apis
+    return False
 
 
 class Runnable(Protocol):
@@ -43,6 +71,7 @@ class Runs(Generic[R]):
     state: Callable[[R], State]                  # the run's abstract state now (unpadded)
     edges: Callable[[R], set[EdgeKey]]           # the abstract edges the run covered (coverage keys)
     failed: Callable[[R], bool]                  # the run found a violation: stop and report it
+    world: Callable[[R], World]                  # the run's world (to read which request a delivery carries)
 
 
 @dataclass
@@ -68,17 +97,25 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
             result.failed = run
             return result
         _keep(pool, visits, (index, runs.state(run)), run, runs, keep, rng)
-    done = set(covered) | set()
-    sources = {b for b, _, _ in targets - done}
+    by_source: dict[State, set[EdgeKey]] = {}     # source -> its edges still uncovered (emptied ones removed)
+    for edge in targets - covered:
+        by_source.setdefault(edge[0], set()).add(edge)
+    sources = by_source.keys()
     while result.steps < budget_steps:
         entry = _pick(pool, visits, sources, rng)
         visits[entry] += 1
+        wanted = sorted({abstract_kind(e[1]) for e in by_source.get(entry[1], ())})
+        apis = frozenset(_APIS[k] for k in wanted if k in _APIS)
+        environment = frozenset(c for k in wanted for c in _ENVIRONMENT.get(k, ()))
         run = runs.fork(rng.choice(pool[entry]))
         result.walks += 1
         for _ in range(walk_length):
             choices = runs.enabled(run)
             if not choices or run.over:
                 break
+            if wanted and rng.random() < FOCUS:
+                world = runs.world(run)
+                choices = tuple(a for a in choices if serves(world, a, apis, environment)) or choices
             run.step(choices[rng.randrange(len(choices))])
             result.steps += 1
             if runs.failed(run):
@@ -88,10 +125,13 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
             result.states.add(state)
             _keep(pool, visits, (entry[0], state), run, runs, keep, rng)
         new = runs.edges(run) - result.edges
-        if new:
-            result.edges |= new
-            done |= new
-            sources = {b for b, _, _ in targets - done}
+        result.edges |= new
+        for edge in new:
+            remaining = by_source.get(edge[0])
+            if remaining is not None and edge in remaining:
+                remaining.discard(edge)
+                if not remaining:
+                    del by_source[edge[0]]
         if result.failed is not None:
             break
     result.kept_states = len(pool)
@@ -111,7 +151,7 @@ def _keep(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State]
         kept[rng.randrange(keep)] = runs.fork(run)
 
 
-def _pick(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State], int], sources: set[State],
+def _pick(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State], int], sources: Collection[State],
           rng: random.Random) -> tuple[int, State]:
     """The least-visited kept state that is an uncovered edge's source (else of all); ties by a seeded choice."""
     keys = [k for k in pool if k[1] in sources] or list(pool)

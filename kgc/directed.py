@@ -80,7 +80,7 @@ def directed(starts: list[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Cov
              ) -> DirectedResult[CheckedRun]:
     """Run the directed search toward ``cmap``'s reachable edges not in ``cov``; adds what it covers to ``cov``."""
     runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,
-                                  edges=run_edges, failed=lambda r: bool(r.violations))
+                                  edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world)
     found = directed_search(runs, cmap.reachable_edges, cov.edges, steps, seed)
     cov.edges |= found.edges
     cov.states |= found.states

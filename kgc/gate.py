@@ -63,7 +63,7 @@ class Plan:
         scale = max(budget_s, 10.0) / 150.0
         return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)),
                     explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2,
-                    directed_steps=round(45000 * scale))
+                    directed_steps=round(80000 * scale))
 
 
 @dataclass

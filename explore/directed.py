@@ -4,7 +4,9 @@ A Go-Explore-shaped loop, deterministic for a seed. It keeps, per (world configu
 reached), up to ``keep`` concrete runs (forks: the world, its checker and its recorded steps). Each round
 it picks the least-visited kept state that is the source of a still-uncovered reachable edge (when none
 is, the least-visited kept state of all, to find new sources), forks one of its runs, and takes a short
-seeded random walk from there; every abstract state the walk reaches is kept in turn. So a group that
+seeded walk from there that prefers, at each step, the concrete action least often taken from the
+abstract state it is in (abstract-edge novelty; now and then only among actions that can produce a
+missing edge's kind); every abstract state the walk reaches is kept in turn. So a group that
 once stabilised is restarted from Stable again and again, and faults and partition moves are tried
 there — what plain walks from the initial state rarely reach. Walks go through the caller's checked
 runs, so a violation found here is reported (and shrunk) like any other.
@@ -32,8 +34,9 @@ _ENVIRONMENT = {"ExpireHeartbeat": ("FireTimer", "AdvanceClock", "AdvanceToNextD
                 "ExpireJoin": ("FireTimer", "AdvanceClock", "AdvanceToNextDeadline"),
                 "ExpireSync": ("FireTimer", "AdvanceClock", "AdvanceToNextDeadline"),
                 "CompleteAppend": ("CompleteAppend",), "UnloadGroup": ("UnloadGroup",), "LoadGroup": ("LoadGroup",)}
-#: how often a step of a directed walk is chosen among the actions that serve a wanted abstract kind
-FOCUS = 0.6
+#: how often a step of a directed walk is chosen among the actions that serve a wanted abstract kind (the rest
+#: of the time, and among those, the action least often taken from the abstract state is preferred: novelty)
+FOCUS = 0.15
 
 
 def abstract_kind(label: str) -> str:
@@ -91,6 +94,8 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
     result: DirectedResult[R] = DirectedResult()
     pool: dict[tuple[int, State], list[R]] = {}
     visits: dict[tuple[int, State], int] = {}
+    ids: dict[State, int] = {}                        # abstract state -> a small number (cheap to hash)
+    tried: dict[tuple[int, Action], int] = {}         # (abstract state id, concrete action) -> times taken
     for index, start in enumerate(runs.starts):
         run = start()
         if runs.failed(run):
@@ -109,6 +114,7 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
         environment = frozenset(c for k in wanted for c in _ENVIRONMENT.get(k, ()))
         run = runs.fork(rng.choice(pool[entry]))
         result.walks += 1
+        state = entry[1]
         for _ in range(walk_length):
             choices = runs.enabled(run)
             if not choices or run.over:
@@ -116,7 +122,8 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
             if wanted and rng.random() < FOCUS:
                 world = runs.world(run)
                 choices = tuple(a for a in choices if serves(world, a, apis, environment)) or choices
-            run.step(choices[rng.randrange(len(choices))])
+            action = _novel(choices, tried, ids.setdefault(state, len(ids)), rng)
+            run.step(action)
             result.steps += 1
             if runs.failed(run):
                 result.failed = run
@@ -149,6 +156,17 @@ def _keep(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State]
         kept.append(runs.fork(run))
     elif rng.random() < 0.05:
         kept[rng.randrange(keep)] = runs.fork(run)
+
+
+def _novel(choices: Sequence[Action], tried: dict[tuple[int, Action], int], state: int,
+           rng: random.Random) -> Action:
+    """Abstract-edge novelty: among ``choices``, one least often taken from this abstract state (seeded ties)."""
+    counts = [tried.get((state, a), 0) for a in choices]
+    least = min(counts)
+    tied = [a for a, n in zip(choices, counts) if n == least]
+    action = tied[rng.randrange(len(tied))]
+    tried[(state, action)] = least + 1
+    return action
 
 
 def _pick(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State], int], sources: Collection[State],

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import subprocess
+import sys
 import shutil
 from pathlib import Path
 
@@ -106,3 +109,18 @@ def test_machine_phase_returns_one_counterexample_when_hypothesis_finds_several(
     from stateful_tests.machine import run_machine
     trace = run_machine("3.9", "leader-not-reelected", 100)
     assert trace is not None and trace.violation is not None and trace.mutant == "leader-not-reelected"
+
+
+def test_a_reference_run_writes_the_same_coverage_bytes_twice(tmp_path: Path) -> None:
+    """Coverage numbers and the uncovered-edge listing derive from the seed alone: two processes with
+    different hash seeds (set and dict orders) write the same bytes."""
+    outputs = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / hash_seed
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+        done = subprocess.run([sys.executable, "-m", "kgc", "check", "--profile", "3.9", "--budget", "15",
+                               "--out", str(out)], env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs.append({p.name: p.read_bytes() for p in sorted((out / "3.9").iterdir())})
+    assert outputs[0] == outputs[1] and "uncovered-edges.tsv" in outputs[0]
+    assert b'"abstract_edges_reachable"' in outputs[0]["run.json"]

@@ -58,7 +58,7 @@ class Runnable(Protocol):
     @property
     def over(self) -> bool: ...
 
-    def step(self, action: Action) -> list[object]: ...
+    def step(self, action: Action) -> Sequence[object]: ...
 
 
 R = TypeVar("R", bound=Runnable)
@@ -106,7 +106,7 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
     for edge in targets - covered:
         by_source.setdefault(edge[0], set()).add(edge)
     sources = by_source.keys()
-    while result.steps < budget_steps:
+    while result.steps < budget_steps and result.walks < budget_steps:   # (walks: a world with nothing enabled)
         entry = _pick(pool, visits, sources, rng)
         visits[entry] += 1
         wanted = sorted({abstract_kind(e[1]) for e in by_source.get(entry[1], ())})
@@ -163,7 +163,7 @@ def _novel(choices: Sequence[Action], tried: dict[tuple[int, Action], int], stat
     """Abstract-edge novelty: among ``choices``, one least often taken from this abstract state (seeded ties)."""
     counts = [tried.get((state, a), 0) for a in choices]
     least = min(counts)
-    tied = [a for a, n in zip(choices, counts) if n == least]
+    tied = [a for a, n in zip(choices, counts, strict=True) if n == least]
     action = tied[rng.randrange(len(tied))]
     tried[(state, action)] = least + 1
     return action

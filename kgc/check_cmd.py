@@ -17,6 +17,7 @@ from kgc.gate import GateResult, PhaseResult, run_gate
 from kgc.reporting import violation_report, write_reports
 from reports.formats import RunSummary, junit_xml, run_json
 from reports.terminal import print_violation
+from reports.violation import ViolationReport
 
 DEFAULT_OUT = Path(".kgc-out/check")
 UNCOVERED_FILE = "uncovered-edges.tsv"
@@ -104,7 +105,7 @@ def _write(result: GateResult, out: Path, console: Console) -> None:
     name = result.profile + (f"-{result.mutant}" if result.mutant else "")
     directory = out / name
     directory.mkdir(parents=True, exist_ok=True)
-    reports = ()
+    reports: tuple[ViolationReport, ...] = ()
     if result.found is not None:
         report = violation_report(result.found.trace, result.found.violation, result.found.phase)
         files = write_reports(report, directory)

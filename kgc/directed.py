@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Sequence
 
 from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure
 from explore.directed import DirectedResult, Runs, directed_search
@@ -76,7 +76,7 @@ def report(cmap: CoverageMap, cov: Coverage) -> CoverageReport:
     return measure(cmap, cov.states, cov.edges)
 
 
-def directed(starts: list[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int
+def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int
              ) -> DirectedResult[CheckedRun]:
     """Run the directed search toward ``cmap``'s reachable edges not in ``cov``; adds what it covers to ``cov``."""
     runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,

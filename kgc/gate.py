@@ -163,9 +163,9 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Cov
 def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage
                    ) -> tuple[PhaseResult, Found | None]:
     """Toward the uncovered reachable edges, from every walk configuration (explore/directed.py)."""
-    configs = [(name, scope, clients) for name, scope in WALK_SCOPES.items() for clients in WALK_CLIENTS]
-    starts = [lambda scope=scope, clients=clients: CheckedRun(
-        World(profile, scope, clients=clients, seed=seed, record=True, mutant=mutant)) for _, scope, clients in configs]
+    def start(scope: Scope, clients: int | tuple[str, ...]) -> Callable[[], CheckedRun]:
+        return lambda: CheckedRun(World(profile, scope, clients=clients, seed=seed, record=True, mutant=mutant))
+    starts = [start(scope, clients) for scope in WALK_SCOPES.values() for clients in WALK_CLIENTS]
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
     found = directed(starts, cmap, cov, plan.directed_steps, seed)

@@ -2,20 +2,26 @@
 from __future__ import annotations
 
 import argparse
+import json
+from collections import Counter
 from pathlib import Path
 from typing import Callable
 
 from rich.console import Console
 from rich.table import Table
 
+from explore.coverage import NOT_REACHED, CoverageReport
 from impl.mutants import all_mutants, get_mutant
 from impl.profiles import PROFILES, get_profile
 from kgc.gate import GateResult, PhaseResult, run_gate
 from kgc.reporting import violation_report, write_reports
 from reports.formats import RunSummary, junit_xml, run_json
 from reports.terminal import print_violation
+from reports.violation import ViolationReport
 
 DEFAULT_OUT = Path(".kgc-out/check")
+UNCOVERED_FILE = "uncovered-edges.tsv"
+SHOWN_UNCOVERED = 5      # uncovered edges printed on the terminal (all of them go to UNCOVERED_FILE)
 
 
 class CheckUsageError(ValueError):
@@ -69,22 +75,60 @@ def _summary(result: GateResult) -> Table:
     return table
 
 
+def _reason_kind(reason: str) -> str:
+    """A reason without its specifics, for the terminal summary ("shadowed by X: …" -> "shadowed")."""
+    return reason.split(" by ")[0] if reason.startswith("shadowed") else reason
+
+
+def print_coverage(cov: CoverageReport, console: Console, listing: Path) -> None:
+    """Covered/reachable states and edges, the reasons edges are left out, the first uncovered ones, a warning."""
+    pct = 100.0 * cov.covered_edges / cov.reachable_edges if cov.reachable_edges else 100.0
+    console.print(f"abstract coverage, profile {cov.profile}: states {cov.covered_states:,}/{cov.reachable_states:,}, "
+                  f"edges {cov.covered_edges:,}/{cov.reachable_edges:,} reachable ({pct:.1f} %) of "
+                  f"{cov.model_edges:,} in the 3-slot model graph of the walk scopes")
+    reasons = Counter(_reason_kind(r) for *_, r in cov.uncovered)
+    for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
+        console.print(f"  {n:>6,}  {reason}", markup=False)
+    missing = [row for row in cov.uncovered if row[3] == NOT_REACHED]
+    for before, action, after, _ in missing[:SHOWN_UNCOVERED]:
+        console.print(f"    {before} --{action}--> {after}", markup=False)
+    if missing:
+        console.print(f"[yellow]warning[/yellow]: {len(missing):,} reachable abstract edges were not reached in "
+                      f"budget (every uncovered edge, with its reason: {listing})")
+
+
+def _uncovered_rows(cov: CoverageReport) -> list[dict[str, str]]:
+    return [{"before": b, "action": a, "after": t, "reason": r} for b, a, t, r in cov.uncovered]
+
+
 def _write(result: GateResult, out: Path, console: Console) -> None:
     name = result.profile + (f"-{result.mutant}" if result.mutant else "")
     directory = out / name
     directory.mkdir(parents=True, exist_ok=True)
-    reports = ()
+    reports: tuple[ViolationReport, ...] = ()
     if result.found is not None:
         report = violation_report(result.found.trace, result.found.violation, result.found.phase)
         files = write_reports(report, directory)
         reports = (report,)
         print_violation(report, console)
         console.print(f"reports: {files['markdown']}, {files['html']}; regression test: {files['test']}")
+    cov = result.coverage
+    notes = [f"{p.name}: {p.note}" for p in result.phases if p.note]
+    if cov is not None:
+        listing = directory / UNCOVERED_FILE
+        listing.write_text("before\taction\tafter\treason\n" + "".join(
+            "\t".join(row) + "\n" for row in cov.uncovered), encoding="utf-8")
+        print_coverage(cov, console, listing)
+        if cov.missing:
+            notes.append(f"warning: {cov.missing} reachable abstract edges not reached in budget")
     summary = RunSummary(result.profile, result.mutant, result.seed, result.passed, result.properties, reports,
                          counts={p.name: p.steps for p in result.phases},
-                         coverage={"abstract_edges_covered": float(result.edges_covered)},
-                         notes=tuple(f"{p.name}: {p.note}" for p in result.phases if p.note))
-    (directory / "run.json").write_text(run_json(summary, with_timings=False), encoding="utf-8")
+                         coverage=cov.to_json() if cov is not None else {},
+                         notes=tuple(notes))
+    obj = json.loads(run_json(summary, with_timings=False))
+    if cov is not None:
+        obj["uncovered_edges"] = _uncovered_rows(cov)
+    (directory / "run.json").write_text(json.dumps(obj, sort_keys=True, indent=1) + "\n", encoding="utf-8")
     (directory / "junit.xml").write_text(junit_xml(summary), encoding="utf-8")
 
 

@@ -6,6 +6,8 @@ Phases, in order, each deterministic (counts derive from the budget, never from 
   explore    breadth-first exploration of every ordering at the CI scope (explore/scopes.py: 3 members,
              scope "basic", depth CI_DEPTH; shallower for small budgets), catalog + refinement on every edge;
   machines   the Hypothesis state machine under the `ci` settings (derandomized);
+  directed   a seeded search toward the abstract edges the walks left uncovered (kgc/directed.py): it restores
+             concrete states that reached an uncovered edge's source and steps on, catalog + refinement every step;
   prove      the Z3 proofs of the abstract invariants (reference runs only: they are about the model).
 A phase stops at the first run with a violation; its counterexample is shrunk by delta debugging
 (Hypothesis shrinks its own; BFS counterexamples are already shortest) and reported. Checking a
@@ -27,6 +29,8 @@ from harness.scenarios import SCENARIOS, Driver, ScenarioError
 from harness.scope import Scope
 from harness.world import World
 from impl.mutants import get_mutant
+from explore.coverage import CoverageReport
+from kgc.directed import Coverage, directed, profile_map, report
 from kgc.runs import CheckedRun, Found, shrink
 from properties.catalog import for_profile
 
@@ -40,6 +44,8 @@ WALK_SCOPES: dict[str, Scope] = {
 }
 WALK_CLIENTS: tuple[int | tuple[str, ...], ...] = (
     3, ("java", "java", "adversarial"), ("java", "adversarial", "adversarial"))
+#: every client kind some walk of every scope uses: what the coverage map may assume the clients send
+WALK_KINDS = ("adversarial", "java")
 
 
 @dataclass(frozen=True)
@@ -50,12 +56,14 @@ class Plan:
     walk_steps: int
     machine_examples: int
     explore_depth: int = CI_DEPTH
+    directed_steps: int = 0
 
     @staticmethod
     def for_budget(budget_s: float) -> "Plan":
         scale = max(budget_s, 10.0) / 150.0
         return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)),
-                    explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2)
+                    explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2,
+                    directed_steps=round(80000 * scale))
 
 
 @dataclass
@@ -75,7 +83,11 @@ class GateResult:
     phases: list[PhaseResult] = field(default_factory=list)
     found: Found | None = None
     properties: tuple[str, ...] = ()
-    edges_covered: int = 0
+    coverage: CoverageReport | None = None
+
+    @property
+    def edges_covered(self) -> int:
+        return self.coverage.covered_edges if self.coverage is not None else 0
 
     @property
     def passed(self) -> bool:
@@ -125,9 +137,9 @@ def scenario_phase(profile: str, mutant: str | None) -> tuple[PhaseResult, Found
     return result, best.found
 
 
-def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int) -> tuple[PhaseResult, Found | None, int]:
+def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage | None = None
+               ) -> tuple[PhaseResult, Found | None]:
     result, best = PhaseResult("walks"), _Best(mutant)
-    edges: set[object] = set()
     for index in range(plan.walk_seeds):
         for scope_name, scope in WALK_SCOPES.items():
             for clients in WALK_CLIENTS:
@@ -142,10 +154,29 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int) -> tuple
                     run.step(choices[rng.randrange(len(choices))])
                 result.steps += len(run.world.steps)
                 if best.offer(run.result(f"walk {scope_name} {clients} seed {walk_seed}", best.preferred)):
-                    return result, best.found, len(edges)
-                if run.refinement is not None:
-                    edges |= run.refinement.coverage.edges
-    return result, best.found, len(edges)
+                    return result, best.found
+                if cov is not None:
+                    cov.add(run)
+    return result, best.found
+
+
+def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage
+                   ) -> tuple[PhaseResult, Found | None]:
+    """Toward the uncovered reachable edges, from every walk configuration (explore/directed.py)."""
+    def start(scope: Scope, clients: int | tuple[str, ...]) -> Callable[[], CheckedRun]:
+        return lambda: CheckedRun(World(profile, scope, clients=clients, seed=seed, record=True, mutant=mutant))
+    starts = [start(scope, clients) for scope in WALK_SCOPES.values() for clients in WALK_CLIENTS]
+    cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
+    before = len(cov.edges & cmap.reachable_edges)
+    found = directed(starts, cmap, cov, plan.directed_steps, seed)
+    result = PhaseResult("directed", runs=found.walks, steps=found.steps,
+                         note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "
+                              f"{found.kept_states:,} states kept")
+    if found.failed is None:
+        return result, None
+    run = found.failed
+    scope_name = next(n for n, s in WALK_SCOPES.items() if s == run.world.scope)
+    return result, run.result(f"directed {scope_name} {run.world.kinds} seed {seed}", _preferred(mutant))
 
 
 def explore_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:
@@ -165,8 +196,9 @@ def explore_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseRe
 
 def machine_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:
     from stateful_tests.machine import run_machine
-    shrunk = run_machine(profile, mutant, plan.machine_examples)
-    result = PhaseResult("machines", runs=plan.machine_examples)
+    steps: list[int] = []
+    shrunk = run_machine(profile, mutant, plan.machine_examples, steps)
+    result = PhaseResult("machines", runs=plan.machine_examples, steps=sum(steps))
     if shrunk is None or shrunk.violation is None:
         return result, None
     return result, Found(shrunk.violation, shrunk, "machines (Hypothesis-shrunk)")
@@ -181,13 +213,13 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
     result = GateResult(profile, mutant, seed, properties=tuple(
         p.name for p in for_profile(profile, level="concrete") if p.kind != "sometimes"))
 
-    def walks() -> tuple[PhaseResult, Found | None]:
-        phase, found, result.edges_covered = walk_phase(profile, mutant, plan, seed)
-        return phase, found
+    cov = Coverage(set(), set())
     phases: list[tuple[str, Callable[[], tuple[PhaseResult, Found | None]]]] = [
-        ("scenarios", lambda: scenario_phase(profile, mutant)), ("walks", walks),
+        ("scenarios", lambda: scenario_phase(profile, mutant)),
+        ("walks", lambda: walk_phase(profile, mutant, plan, seed, cov)),
         ("explore", lambda: explore_phase(profile, mutant, plan)),
-        ("machines", lambda: machine_phase(profile, mutant, plan))]
+        ("machines", lambda: machine_phase(profile, mutant, plan)),
+        ("directed", lambda: directed_phase(profile, mutant, plan, seed, cov))]
     for name, phase in phases:
         progress(name)
         t0 = time.perf_counter()
@@ -200,6 +232,7 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
             result.found = found if found.phase.startswith(("machines", "explore")) else shrink(
                 found, lambda limit=limit: time.perf_counter() > limit)
             return result
+    result.coverage = report(profile_map(profile, WALK_SCOPES, WALK_KINDS), cov)
     if prove is not None and mutant is None:
         progress("prove")
         result.phases.append(prove(profile))

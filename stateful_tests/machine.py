@@ -73,6 +73,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
 
     profile = "3.9"
     mutant: str | None = None
+    steps_taken: list[int] = []   # per machine class (``machine_for`` makes a fresh one): steps of each run
 
     def __init__(self) -> None:
         super().__init__()
@@ -131,6 +132,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         """Coverage targeting: prefer runs that cover more abstract-graph edges."""
         if self.world is not None:
+            self.steps_taken.append(len(self.world.steps))
             target(float(len(self.refinement.coverage.edges)), label="abstract edges covered")
 
     @invariant()
@@ -158,22 +160,26 @@ for _family in FAMILIES:
 def machine_for(profile: str, mutant: str | None = None) -> type[CoordinatorMachine]:
     """A machine class bound to a profile (and mutant); ``.TestCase`` runs it under pytest."""
     name = f"Machine_{profile.replace('.', '_')}" + (f"_{mutant.replace('-', '_')}" if mutant else "")
-    return type(name, (CoordinatorMachine,), {"profile": profile, "mutant": mutant})
+    return type(name, (CoordinatorMachine,), {"profile": profile, "mutant": mutant, "steps_taken": []})
 
 
 def settings_profile() -> str:
     return os.environ.get("KGC_HYPOTHESIS_PROFILE", "ci")
 
 
-def run_machine(profile: str, mutant: str | None, examples: int) -> Trace | None:
-    """Run the machine under the `ci` settings with ``examples`` examples; the shrunk failing trace, or None."""
+def run_machine(profile: str, mutant: str | None, examples: int, steps: list[int] | None = None) -> Trace | None:
+    """Run the machine under the `ci` settings with ``examples`` examples; the shrunk failing trace, or None.
+    ``steps``, when given, gets the number of world steps of every run that reached its teardown."""
     from hypothesis.stateful import run_state_machine_as_test
 
     FAILURES.clear()
+    machine = machine_for(profile, mutant)
+    if steps is not None:
+        machine.steps_taken = steps
     try:
         # one counterexample is what the gate reports: with several distinct failures Hypothesis would
         # otherwise raise an ExceptionGroup instead of the MachineFailure caught below
-        run_state_machine_as_test(machine_for(profile, mutant),
+        run_state_machine_as_test(machine,
                                   settings=settings(settings.get_profile("ci"), max_examples=examples,
                                                     report_multiple_bugs=False))
     except MachineFailure:

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import shutil
 from pathlib import Path
 
@@ -22,8 +26,9 @@ KILL = 100.0
 def test_reference_passes_every_phase(profile: str) -> None:
     result = run_gate(profile, None, SMALL)
     assert result.passed, result.found and result.found.violation.message
-    assert [p.name for p in result.phases] == ["scenarios", "walks", "explore", "machines"]
-    assert all(p.runs > 0 for p in result.phases) and result.edges_covered > 0
+    assert [p.name for p in result.phases] == ["scenarios", "walks", "explore", "machines", "directed"]
+    assert all(p.runs > 0 and p.steps > 0 for p in result.phases) and result.edges_covered > 0
+    assert result.coverage is not None and result.coverage.covered_edges <= result.coverage.reachable_edges
     assert len(result.properties) >= 30
 
 
@@ -68,7 +73,15 @@ def test_reference_run_writes_passing_junit(tmp_path: Path, capsys: pytest.Captu
     assert code == 0
     junit = (tmp_path / "3.9" / "junit.xml").read_text()
     assert 'failures="0"' in junit and "delayed-join-completes-only-when-all-rejoined" in junit
-    assert "PASS" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "PASS" in out and "abstract coverage, profile 3.9: states " in out
+    run = json.loads((tmp_path / "3.9" / "run.json").read_text())
+    assert run["coverage"]["abstract_edges_covered"] > 0 and run["counts"]["machines"] > 0
+    missing = int(run["coverage"]["abstract_edges_not_reached"])
+    assert sum(r["reason"] == "not reached in budget" for r in run["uncovered_edges"]) == missing
+    listing = (tmp_path / "3.9" / "uncovered-edges.tsv").read_text().splitlines()
+    assert listing[0] == "before\taction\tafter\treason" and len(listing) == 1 + len(run["uncovered_edges"])
+    assert ("warning:" in out) == (missing > 0)
 
 
 @pytest.mark.parametrize("argv,needle", [
@@ -96,3 +109,18 @@ def test_machine_phase_returns_one_counterexample_when_hypothesis_finds_several(
     from stateful_tests.machine import run_machine
     trace = run_machine("3.9", "leader-not-reelected", 100)
     assert trace is not None and trace.violation is not None and trace.mutant == "leader-not-reelected"
+
+
+def test_a_reference_run_writes_the_same_coverage_bytes_twice(tmp_path: Path) -> None:
+    """Coverage numbers and the uncovered-edge listing derive from the seed alone: two processes with
+    different hash seeds (set and dict orders) write the same bytes."""
+    outputs = []
+    for hash_seed in ("1", "2"):
+        out = tmp_path / hash_seed
+        env = {**os.environ, "PYTHONHASHSEED": hash_seed, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)}
+        done = subprocess.run([sys.executable, "-m", "kgc", "check", "--profile", "3.9", "--budget", "15",
+                               "--out", str(out)], env=env, capture_output=True, text=True, timeout=600)
+        assert done.returncode == 0, done.stderr[-2000:]
+        outputs.append({p.name: p.read_bytes() for p in sorted((out / "3.9").iterdir())})
+    assert outputs[0] == outputs[1] and "uncovered-edges.tsv" in outputs[0]
+    assert b'"abstract_edges_reachable"' in outputs[0]["run.json"]

@@ -1,0 +1,90 @@
+"""The gate's coverage of the abstract graph and its directed phase (explore/directed.py over checked runs).
+
+``fork`` copies a CheckedRun so that a search can continue from a concrete state many times: the world
+is restored from its canonical snapshot (its recorded steps shared, they are immutable), the checker's
+monitors get their run state, and refinement starts afresh from the same abstract state. A fork checks
+every later step exactly as the original would have, and its trace starts at the initial state.
+"""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Callable, Sequence
+
+from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure
+from explore.directed import DirectedResult, Runs, directed_search
+from explore.space import unpadded
+from harness.refinement import RefinementChecker
+from harness.scope import Scope
+from harness.world import World
+from kgc.runs import CheckedRun
+from model.state import State
+from properties.observation import observe
+
+
+def fork(run: CheckedRun) -> CheckedRun:
+    old = run.world
+    world = World(old.profile.name, old.scope, clients=old.kinds, seed=old.seed, record=True, mutant=old.mutant)
+    world.restore(old.snapshot())
+    world.steps = list(old.steps)
+    checker = copy.copy(run.checker)
+    checker.world = world
+    checker.monitors = {}
+    for name, monitor in run.checker.monitors.items():
+        twin = next(p for p in checker.props if p.name == name).check()
+        twin.set_run_state(monitor.run_state())
+        checker.monitors[name] = twin
+    checker.seen, checker.violations = dict(run.checker.seen), list(run.checker.violations)
+    if checker.obs is not None:   # read again: an observation counts the transitions of *its* coordinator's log
+        checker.obs = observe(world)
+    twin_run = copy.copy(run)
+    twin_run.world, twin_run.checker, twin_run.violations = world, checker, list(run.violations)
+    twin_run.refinement = RefinementChecker(world) if run.refinement is not None else None
+    return twin_run
+
+
+def run_edges(run: CheckedRun) -> set[EdgeKey]:
+    """The abstract edges a run's refinement recorded, as coverage keys."""
+    return {edge_key(b, a, t) for b, a, t in run.refinement.coverage.edges} if run.refinement else set()
+
+
+def run_states(run: CheckedRun) -> set[State]:
+    return {unpadded(s) for s in run.refinement.coverage.states} if run.refinement else set()
+
+
+def _state(run: CheckedRun) -> State:
+    return unpadded(run.refinement.capture()) if run.refinement is not None else State()
+
+
+@dataclass
+class Coverage:
+    """What the gate's checked runs covered so far (coverage keys), for one profile."""
+
+    states: set[State]
+    edges: set[EdgeKey]
+
+    def add(self, run: CheckedRun) -> None:
+        self.states |= run_states(run)
+        self.edges |= run_edges(run)
+
+
+def profile_map(profile: str, scopes: dict[str, Scope], kinds: tuple[str, ...]) -> CoverageMap:
+    return coverage_map(profile, tuple((scopes[name], kinds) for name in sorted(scopes)))
+
+
+def report(cmap: CoverageMap, cov: Coverage) -> CoverageReport:
+    return measure(cmap, cov.states, cov.edges)
+
+
+def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int
+             ) -> DirectedResult[CheckedRun]:
+    """Run the directed search toward ``cmap``'s reachable edges not in ``cov``; adds what it covers to ``cov``."""
+    runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,
+                                  edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world)
+    found = directed_search(runs, cmap.reachable_edges, cov.edges, steps, seed)
+    cov.edges |= found.edges
+    cov.states |= found.states
+    return found
+
+
+__all__ = ["Coverage", "directed", "fork", "profile_map", "report", "run_edges", "run_states"]

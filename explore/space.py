@@ -52,6 +52,7 @@ from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
+from explore.canonical import canonical
 from core.trace import Step, Violation
 from harness.abstraction import abstract
 from harness.refinement import model_edge
@@ -86,6 +87,9 @@ class ExploreSpec:
     clients: tuple[str, ...] = ()          # client kinds; empty = `members` Java consumers
     mutant: str | None = None
     por: bool = False
+    #: deduplicate by the canonical form (explore/canonical.py: history counters relabelled); False = by the
+    #: raw snapshot, the space before the reduction (its pinned counts are still checked in tests)
+    reduce: bool = True
 
     def __post_init__(self) -> None:
         if self.depth < 0:
@@ -112,6 +116,7 @@ class ExploreSpec:
         values = dict(obj)
         values["scope"] = Scope.from_json(values.get("scope", {}))
         values["clients"] = tuple(values.get("clients", ()))
+        values.setdefault("reduce", False)     # written before the reduction existed: the raw space
         return ExploreSpec(**values)
 
     def same_space(self, other: "ExploreSpec") -> bool:
@@ -132,6 +137,15 @@ class Expansion:
     witnesses: set[str] = field(default_factory=set)
     abstract_states: set[State] = field(default_factory=set)
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
+
+
+def _dumps(value: Any) -> bytes:
+    """Canonical bytes as ``World.snapshot`` makes them: pickled without a memo."""
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=5)
+    pickler.fast = True
+    pickler.dump(value)
+    return buf.getvalue()
 
 
 def unpadded(state: State) -> State:
@@ -161,7 +175,9 @@ class Expander:
         # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
-        self.root = self._node(self.world.snapshot(), False)
+        root_state = self.world.to_state()
+        self.root = self._node(_dumps(root_state), False)
+        self.root_fp = self._key(root_state, False, self.root)   # the root's fingerprint (canonical when reducing)
         # the abstract image of the initial state, for coverage (empty when it has none)
         self.root_abstract_states: frozenset[State] = frozenset()
         root: list[Violation] = []
@@ -177,11 +193,16 @@ class Expander:
     # --- nodes -------------------------------------------------------------------------------
     def _node(self, world_bytes: bytes, had_error: bool) -> bytes:
         monitor_states = self._monitor_states = tuple(m.run_state() for m in self.monitors.values())
-        buf = io.BytesIO()
-        pickler = pickle.Pickler(buf, protocol=5)
-        pickler.fast = True
-        pickler.dump((world_bytes, had_error, monitor_states))
-        return buf.getvalue()
+        return _dumps((world_bytes, had_error, monitor_states))
+
+    def _key(self, world_state: tuple[Any, ...], had_error: bool, node: bytes) -> int:
+        """The fingerprint ``node`` is deduplicated by: of its canonical form when ``spec.reduce`` (the world
+        with its history counters relabelled, explore/canonical.py; the had-error flag and the monitors'
+        run state as they are), else of the node bytes."""
+        if not self.spec.reduce:
+            return fingerprint(node)
+        # _node has just set _monitor_states to what the monitors hold in ``node``
+        return fingerprint(_dumps((canonical(world_state), had_error, self._monitor_states)))
 
     def load(self, node: bytes) -> bool:
         """Put the world and the monitors into ``node``; returns the had-an-IllegalStateError flag."""
@@ -242,8 +263,8 @@ class Expander:
             done.append(action)
             result = self._step(index, action, before, abs_before, had_error, out)
             if result is not None:
-                child = self._node(*result)
-                out.children.append((index, fingerprint(child), child, child_sleep))
+                child = self._node(result[0], result[1])
+                out.children.append((index, self._key(result[2], result[1], child), child, child_sleep))
         return out
 
     def step_one(self, node: bytes, index: int, out: Expansion | None = None
@@ -259,17 +280,18 @@ class Expander:
         result = self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out)
         if result is None:
             return -1, None, out.violations
-        child = self._node(*result)
-        return fingerprint(child), child, out.violations
+        child = self._node(result[0], result[1])
+        return self._key(result[2], result[1], child), child, out.violations
 
     def _step(self, index: int, action: Action, before: Observation, abs_before: State, had_error: bool,
-              out: Expansion) -> tuple[bytes, bool] | None:
+              out: Expansion) -> tuple[bytes, bool, tuple[Any, ...]] | None:
         world = self.world
         try:
             world.step(action)
             # taken here, not last: a recording World snapshots inside step() for its digest, so a state
             # that cannot be snapshotted is the step raising there too (the gate and traces.py agree)
-            world_bytes = world.snapshot()
+            world_state = world.to_state()
+            world_bytes = _dumps(world_state)     # = world.snapshot()
         except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a violation
             out.violations.append((RAISES, index, f"{RAISES}: {action} raised {type(exc).__name__}: {exc}"))
             return None
@@ -294,7 +316,7 @@ class Expander:
         except Exception as exc:   # noqa: BLE001 — an unobservable target: a violation, not explored further
             out.violations.append((OBSERVES, index, unobservable(stage, exc, index).message))
             return None
-        return world_bytes, error
+        return world_bytes, error, world_state
 
     def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion) -> None:
         """Refinement of the step just taken: a model edge (coverage) or a ``refines-the-abstract-model`` violation."""

@@ -77,7 +77,8 @@ def corr_maps(state: tuple[Any, ...]) -> list[dict[int, int]]:
     for i, c in enumerate(clients):
         if len(c) != _CLIENT_LEN:
             raise Layout("client")
-        seen[i].update(entry[0] for _api, entry in c[_CLIENT_INFLIGHT])
+        for _api, entry in c[_CLIENT_INFLIGHT]:
+            seen[i].add(entry[0])
     for msgs in net:
         for m in msgs:
             seen[m[_MSG_CLIENT]].add(m[_MSG_CORR])
@@ -90,23 +91,36 @@ def corr_maps(state: tuple[Any, ...]) -> list[dict[int, int]]:
         seen[client].add(corr)
     maps = []
     for i, c in enumerate(clients):
-        ranks = {corr: rank for rank, corr in enumerate(sorted(seen[i]), 1)}
-        if any(corr >= c[_CLIENT_NEXT_CORR] for corr in ranks):
+        values = sorted(seen[i])
+        nxt = c[_CLIENT_NEXT_CORR]
+        if values and values[-1] >= nxt:
             raise Layout("corr at or above next_corr")   # would break "new corrs are above every corr"
-        ranks[c[_CLIENT_NEXT_CORR]] = len(ranks) + 1
+        ranks = {corr: rank for rank, corr in enumerate(values, 1)}
+        ranks[nxt] = len(values) + 1
         maps.append(ranks)
     return maps
 
 
 def _relabel_member(m: tuple[Any, ...], maps: list[dict[int, int]]) -> tuple[Any, ...]:
+    join, sync = m[_MEMBER_JOIN_KEY], m[_MEMBER_SYNC_KEY]
+    if join is None and sync is None:
+        return m
     m = list(m)
-    for i in (_MEMBER_JOIN_KEY, _MEMBER_SYNC_KEY):
-        if m[i] is not None:
-            m[i] = (m[i][0], maps[m[i][0]][m[i][1]])
+    for i, key in ((_MEMBER_JOIN_KEY, join), (_MEMBER_SYNC_KEY, sync)):
+        if key is not None:
+            m[i] = (key[0], maps[key[0]][key[1]])
     return tuple(m)
 
 
+def _parked(coord: tuple[Any, ...]) -> bool:
+    """Whether any member record holds a parked future (only then does the coordinator state hold a corr)."""
+    return any(m[_MEMBER_JOIN_KEY] is not None or m[_MEMBER_SYNC_KEY] is not None for m in _coord_members(coord))
+
+
 def _relabel_coord(coord: tuple[Any, ...], maps: list[dict[int, int]]) -> tuple[Any, ...]:
+    if not _parked(coord):
+        return coord
+
     def group(g: tuple[Any, ...]) -> tuple[Any, ...]:
         return g[:_GROUP_MEMBERS] + (tuple(_relabel_member(m, maps) for m in g[_GROUP_MEMBERS]),) \
             + g[_GROUP_MEMBERS + 1:]
@@ -123,6 +137,14 @@ def _relabel_coord(coord: tuple[Any, ...], maps: list[dict[int, int]]) -> tuple[
     return tuple(out)
 
 
+def _relabel_client(c: tuple[Any, ...], ranks: dict[int, int]) -> tuple[Any, ...]:
+    c = list(c)
+    c[_CLIENT_NEXT_CORR] = ranks[c[_CLIENT_NEXT_CORR]]
+    if c[_CLIENT_INFLIGHT]:
+        c[_CLIENT_INFLIGHT] = tuple((api, (ranks[e[0]],) + tuple(e[1:])) for api, e in c[_CLIENT_INFLIGHT])
+    return tuple(c)
+
+
 def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
     """``state`` (``World.to_state()``) with every client's corrs relabelled (see the module doc); a state
     of another shape is returned unchanged (no reduction, still exact)."""
@@ -131,15 +153,10 @@ def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
     except (Layout, IndexError, TypeError, ValueError):
         return state
     coord, clients, net, partition = state
-    new_clients = []
-    for c, ranks in zip(clients, maps, strict=True):
-        c = list(c)
-        c[_CLIENT_NEXT_CORR] = ranks[c[_CLIENT_NEXT_CORR]]
-        c[_CLIENT_INFLIGHT] = tuple((api, (ranks[e[0]],) + tuple(e[1:])) for api, e in c[_CLIENT_INFLIGHT])
-        new_clients.append(tuple(c))
     new_net = tuple(tuple(m[:_MSG_CORR] + (maps[m[_MSG_CLIENT]][m[_MSG_CORR]],) + m[_MSG_CORR + 1:] for m in msgs)
                     for msgs in net)
-    return (_relabel_coord(coord, maps), tuple(new_clients), new_net, partition)
+    return (_relabel_coord(coord, maps), tuple(_relabel_client(c, r) for c, r in zip(clients, maps, strict=True)),
+            new_net, partition)
 
 
 __all__ = ["canonical", "corr_maps"]

@@ -69,6 +69,7 @@ __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINE
            "independent", "unpadded"]
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
+CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
 
 
 def fingerprint(node: bytes) -> int:
@@ -167,6 +168,8 @@ class Expander:
         self.world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
         self.world.step_digests = False    # a node is fingerprinted anyway; the per-step digest would snapshot twice
         self.world.reuse_coordinator = True   # siblings share the parent's coordinator until a step calls into it
+        if hasattr(self.world, "call_memo"):  # patches/harness-call-memo.patch: calls already made are not made again
+            self.world.call_memo = {}
         props: Sequence[Property] = for_profile(spec.profile, level="concrete")
         self.checked = tuple(p for p in props if p.kind != "sometimes")
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")
@@ -175,9 +178,11 @@ class Expander:
         # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
+        self._canonical: dict[bytes, bytes] = {}    # raw world digest -> canonical world digest (see _key)
         root_state = self.world.to_state()
-        self.root = self._node(_dumps(root_state), False)
-        self.root_fp = self._key(root_state, False, self.root)   # the root's fingerprint (canonical when reducing)
+        root_bytes = _dumps(root_state)
+        self.root = self._node(root_bytes, False)
+        self.root_fp = self._key(root_state, root_bytes, False, self.root)   # canonical when reducing
         # the abstract image of the initial state, for coverage (empty when it has none)
         self.root_abstract_states: frozenset[State] = frozenset()
         root: list[Violation] = []
@@ -195,14 +200,21 @@ class Expander:
         monitor_states = self._monitor_states = tuple(m.run_state() for m in self.monitors.values())
         return _dumps((world_bytes, had_error, monitor_states))
 
-    def _key(self, world_state: tuple[Any, ...], had_error: bool, node: bytes) -> int:
-        """The fingerprint ``node`` is deduplicated by: of its canonical form when ``spec.reduce`` (the world
-        with its history counters relabelled, explore/canonical.py; the had-error flag and the monitors'
-        run state as they are), else of the node bytes."""
+    def _key(self, world_state: tuple[Any, ...], world_bytes: bytes, had_error: bool, node: bytes) -> int:
+        """The fingerprint ``node`` is deduplicated by: when ``spec.reduce``, of the digest of its world's canonical
+        form (explore/canonical.py: history counters relabelled) with the had-error flag and the monitors' run
+        state as they are; else of the node bytes."""
         if not self.spec.reduce:
             return fingerprint(node)
+        # many edges reach the same world: its canonical digest is remembered by the raw world's digest
+        raw = blake2b(world_bytes, digest_size=16).digest()
+        canon = self._canonical.get(raw)
+        if canon is None:
+            if len(self._canonical) >= CANONICAL_CACHE:
+                self._canonical.clear()
+            canon = self._canonical[raw] = blake2b(_dumps(canonical(world_state)), digest_size=16).digest()
         # _node has just set _monitor_states to what the monitors hold in ``node``
-        return fingerprint(_dumps((canonical(world_state), had_error, self._monitor_states)))
+        return fingerprint(_dumps((canon, had_error, self._monitor_states)))
 
     def load(self, node: bytes) -> bool:
         """Put the world and the monitors into ``node``; returns the had-an-IllegalStateError flag."""
@@ -264,7 +276,7 @@ class Expander:
             result = self._step(index, action, before, abs_before, had_error, out)
             if result is not None:
                 child = self._node(result[0], result[1])
-                out.children.append((index, self._key(result[2], result[1], child), child, child_sleep))
+                out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
         return out
 
     def step_one(self, node: bytes, index: int, out: Expansion | None = None
@@ -281,7 +293,7 @@ class Expander:
         if result is None:
             return -1, None, out.violations
         child = self._node(result[0], result[1])
-        return self._key(result[2], result[1], child), child, out.violations
+        return self._key(result[2], result[0], result[1], child), child, out.violations
 
     def _step(self, index: int, action: Action, before: Observation, abs_before: State, had_error: bool,
               out: Expansion) -> tuple[bytes, bool, tuple[Any, ...]] | None:

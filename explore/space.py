@@ -168,8 +168,6 @@ class Expander:
         self.world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
         self.world.step_digests = False    # a node is fingerprinted anyway; the per-step digest would snapshot twice
         self.world.reuse_coordinator = True   # siblings share the parent's coordinator until a step calls into it
-        if hasattr(self.world, "call_memo"):  # patches/harness-call-memo.patch: calls already made are not made again
-            self.world.call_memo = {}
         props: Sequence[Property] = for_profile(spec.profile, level="concrete")
         self.checked = tuple(p for p in props if p.kind != "sometimes")
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")

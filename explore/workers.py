@@ -24,8 +24,17 @@ def _init(spec: ExploreSpec) -> None:
 
 
 def _expand_chunk(chunk: list[tuple[bytes, frozenset[Action] | None]]) -> list[Expansion]:
+    """The chunk's expansions; the coverage sets (witnesses, abstract states and edges — model.State values,
+    slow to pickle) are merged into the first one: the parent only ever takes their union."""
     assert _EXPANDER is not None
-    return [_EXPANDER.expand(node, sleep) for node, sleep in chunk]
+    out = [_EXPANDER.expand(node, sleep) for node, sleep in chunk]
+    first = out[0]
+    for exp in out[1:]:
+        first.witnesses |= exp.witnesses
+        first.abstract_states |= exp.abstract_states
+        first.abstract_edges |= exp.abstract_edges
+        exp.witnesses, exp.abstract_states, exp.abstract_edges = set(), set(), set()
+    return out
 
 
 class ExpansionPool:

@@ -6,8 +6,9 @@
     python bench/explore.py --out bench/results/explore-before-after.json
 
 Space: profile 3.9, 3 Java consumers, exploration scope "basic" (explore/scopes.py: fault-free, leaves
-and rejoins, the clock moves to the next deadline, horizon 60 s; ``--scope`` picks another), BFS, no POR. Parts, each run for the
-before code and the after code in their own process, alternately (the machine's noise hits both):
+and rejoins, the clock moves to the next deadline, horizon 60 s; ``--scope`` picks another), BFS, no POR.
+Parts, each run for the before code and the after code in their own process, alternately (the
+machine's noise hits both):
 
 - ``core``: distinct states/s of the local engine on one process at full checking (every catalog
   property, monitors, refinement), BFS to ``--depth`` (default 12: 27,086 states unreduced);
@@ -62,7 +63,8 @@ def _local(depth: int, workers: int) -> dict[str, Any]:
         return {"available": False}
     spec = _spec(depth)
     result = bfs(spec, workers=workers) if workers > 1 else bfs(spec)
-    return {"states": result.states, "edges": result.edges, "levels": result.levels, "seconds": round(result.seconds, 2),
+    return {"states": result.states, "edges": result.edges, "levels": result.levels,
+            "seconds": round(result.seconds, 2),
             "states_per_s": round(result.states_per_second), "violations": sorted(result.violations),
             "abstract": [result.abstract_states, result.abstract_edges]}
 

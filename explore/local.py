@@ -3,12 +3,13 @@
 BFS is level-synchronous, like the Spark engine: level d holds the nodes first reached in d steps,
 in discovery order, which is the lexicographic order of their paths of action indexes — so the
 first counterexample found for a property is the smallest shortest one, the same one Spark picks.
-Deduplication is by 63-bit fingerprint (``explore.space.fingerprint``). With POR a node reached
+Deduplication is by 63-bit fingerprint (``Expander``'s: of the canonical form by default). With POR a node reached
 several times within one level keeps the intersection of its sleep sets.
 
 Checkpoints: at the end of a level (at most every ``checkpoint_every_s`` seconds, and always at the
 end) the visited fingerprints, the next frontier and every counter are written atomically to
-``<dir>/checkpoint.json`` (data, not a pickle: ``explore.checkpoint``); ``resume`` continues from the last one and ends with the same counts.
+``<dir>/checkpoint.json`` (data, not a pickle: ``explore.checkpoint``); ``resume`` continues from the
+last one and ends with the same counts.
 
 DFS (``search="dfs"``) is depth-bounded with a node→least-depth table; a node reached again at a
 smaller depth is expanded again, so it visits the same nodes as BFS within the horizon (its edge
@@ -171,7 +172,7 @@ def _bfs(spec: ExploreSpec, expander: Expander, pool: "ExpansionPool | None", ch
         entries = list(run.frontier.values())
         expansions = (pool.expand([(n, s) for n, _p, s in entries]) if pool is not None
                       else (expander.expand(n, s) for n, _p, s in entries))
-        for done, ((_node, path, _sleep), exp) in enumerate(zip(entries, expansions)):
+        for done, ((_node, path, _sleep), exp) in enumerate(zip(entries, expansions, strict=True)):
             parent_path = tuple(path)
             absorb(result, run.abstract_states, run.abstract_edges, exp, parent_path)
             for index, fp, child, child_sleep in exp.children:

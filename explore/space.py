@@ -9,7 +9,9 @@ happened — properties/findings.py excuses some violations after one). Two path
 world but leave a monitor in a different state are different nodes: a bounded-liveness obligation
 that is running is part of the state (monitor state is compared as pickled bytes: equal contents built
 in another order count as two nodes — deterministic, only less deduplication). Its **fingerprint** is
-the first 63 bits of its blake2b digest.
+the first 63 bits of a blake2b digest: by default of its canonical form (``explore/canonical.py``: the
+clients' correlation ids relabelled; ``ExploreSpec.reduce``), else of the node bytes. The node itself
+stays the real one first reached, so reports and replays read real states.
 
 Every edge is checked against every applicable catalog property (always on the target, always_step
 on the triple, eventually_within through the monitors), against ``coordinator-raises-no-exception``

@@ -73,8 +73,11 @@ def test_a_state_of_another_shape_is_left_unchanged() -> None:
 
 
 # --- --workers ---------------------------------------------------------------------------------------
-def test_two_workers_give_the_same_result_as_one() -> None:
-    spec = ExploreSpec("3.9", 3, 8, get_scope("basic"), mutant="generation-not-bumped")
+@pytest.mark.parametrize("spec", [
+    ExploreSpec("3.9", 3, 8, get_scope("basic"), mutant="generation-not-bumped"),
+    ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
+], ids=["basic-mutant", "unload-por"])
+def test_two_workers_give_the_same_result_as_one(spec: ExploreSpec) -> None:
     one, two = bfs(spec), bfs(spec, workers=2)
     assert one.counts() == two.counts() and _shown(one) == _shown(two)
 

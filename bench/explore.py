@@ -1,19 +1,25 @@
-"""Exploration throughput: local engine on one core vs the Spark engine on local[1] and local[2]; prints JSON.
+"""Exploration throughput and depth, before (a git revision) and after (the working tree), side by side; prints JSON.
 
-    python bench/explore.py                      # the named scope "bench-1m" (≥ 10^6 distinct states)
-    python bench/explore.py --depth 12           # a smaller run of the same scope
-    python bench/explore.py --parts local,spark2 # only some measurements
+    python bench/explore.py                       # before = merge-base with main, after = this tree
+    python bench/explore.py --budget 600          # the issue's figure: depth reached in 10 minutes
+    python bench/explore.py --parts core,machine  # only some measurements
+    python bench/explore.py --out bench/results/explore-before-after.json
 
-Scope "bench-1m": profile 3.9, 3 Java consumers, exploration scope "basic" (explore/scopes.py: fault-free,
-leaves and rejoins, clock moves to the next deadline, horizon 60 s), BFS to depth 18 (1,832,354 nodes),
-no POR. Each measurement runs in its own process so peak memory is its own: ``peak_rss_mib`` is the largest resident
-set (VmHWM) of the Python driver, of the JVM and the sum over the Python worker processes below it (Spark).
-Per-level overhead ("overhead" part) is the median wall time of the levels after the first (which
-also starts the Python workers) of a Spark local[2] BFS over a space whose levels hold 1–12 nodes
-(1 consumer, no leaves or rejoins, depth 10): their expansion work is a few milliseconds, so the
-time is Spark's fixed cost per level. ``median_small_level_s`` is the same figure read off the big
-run's levels with ≤ 50 nodes (first level included).
-A benchmark, not a test: nothing here asserts on time.
+Space: profile 3.9, 3 Java consumers, exploration scope "basic" (explore/scopes.py: fault-free, leaves
+and rejoins, the clock moves to the next deadline, horizon 60 s; ``--scope`` picks another), BFS, no POR.
+Parts, each run for the before code and the after code in their own process, alternately (the
+machine's noise hits both):
+
+- ``core``: distinct states/s of the local engine on one process at full checking (every catalog
+  property, monitors, refinement), BFS to ``--depth`` (default 12: 27,086 states unreduced);
+- ``machine``: the same BFS with ``--workers 2`` (when the code has it) and on Spark ``local[2]``
+  (2 partitions; wall time excludes the session start-up, which is reported apart);
+- ``budget``: the deepest BFS level completed exhaustively within ``--budget`` seconds (default 120 on
+  a shared box; the issue asks 600) with the fastest local configuration each code has (``--workers 2``
+  when available, else one process), and the states/s over that run.
+
+"Before" is a ``git archive`` of the revision unpacked into a temporary directory; both sides run this
+script's measuring code with that tree first on sys.path. A benchmark, not a test: nothing asserts on time.
 """
 from __future__ import annotations
 
@@ -21,144 +27,178 @@ import argparse
 import json
 import os
 import platform
-import resource
-import statistics
 import subprocess
 import sys
+import tarfile
+import tempfile
 import time
-from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
-from explore.scopes import get_scope  # noqa: E402
-from explore.space import ExploreSpec  # noqa: E402
-
-SCOPE_NAME, MEMBERS, DEPTH = "bench-1m", 3, 18
-OVERHEAD_DEPTH = 10
+ROOT = Path(__file__).resolve().parents[1]
+MEMBERS, DEPTH, BUDGET_S = 3, 12, 120.0
+SCOPE = os.environ.get("KGC_BENCH_SCOPE", "basic")    # set by --scope for the measuring processes
 
 
-def spec_for(depth: int) -> ExploreSpec:
-    return ExploreSpec("3.9", MEMBERS, depth, get_scope("basic"))
+class _Budget(Exception):
+    pass
 
 
-def _vm_hwm_mib(pid: int) -> float:
+def _spec(depth: int) -> Any:
+    from explore.scopes import get_scope
+    from explore.space import ExploreSpec
+    return ExploreSpec("3.9", MEMBERS, depth, get_scope(SCOPE))
+
+
+def _has_workers() -> bool:
+    import inspect
+
+    from explore.local import bfs
+    return "workers" in inspect.signature(bfs).parameters
+
+
+def _local(depth: int, workers: int) -> dict[str, Any]:
+    from explore.local import bfs
+    if workers > 1 and not _has_workers():
+        return {"available": False}
+    spec = _spec(depth)
+    result = bfs(spec, workers=workers) if workers > 1 else bfs(spec)
+    return {"states": result.states, "edges": result.edges, "levels": result.levels,
+            "seconds": round(result.seconds, 2),
+            "states_per_s": round(result.states_per_second), "violations": sorted(result.violations),
+            "abstract": [result.abstract_states, result.abstract_edges]}
+
+
+def _spark(depth: int) -> dict[str, Any]:
+    from explore.spark import engine
+    from explore.spark.session import spark_session
+    session, startup, _ = spark_session("local[2]", partitions=2, app_name="kgc-bench")
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
-                return int(line.split()[1]) / 1024
-    except OSError:
+        result = engine.bfs(_spec(depth), session, partitions=2, startup_seconds=startup)
+    finally:
+        session.stop()
+    return {"states": result.states, "edges": result.edges, "seconds": round(result.seconds, 2),
+            "startup_s": round(startup, 2), "states_per_s": round(result.states_per_second),
+            "violations": sorted(result.violations)}
+
+
+def _budget(budget_s: float) -> dict[str, Any]:
+    """Deepest level completed within ``budget_s`` (BFS to depth 60, stopped when the budget runs out)."""
+    from explore.local import bfs
+    workers = 2 if _has_workers() else 1
+    done: list[tuple[int, int, float]] = []     # (level, states, elapsed) at the end of each level
+    start = time.perf_counter()
+
+    def tick(p: Any) -> None:
+        elapsed = time.perf_counter() - start
+        if p.level_done == p.level_total and (not done or done[-1][0] != p.level):
+            if elapsed <= budget_s:
+                done.append((p.level, p.states, elapsed))
+        if elapsed > budget_s:
+            raise _Budget()
+    try:
+        if workers > 1:
+            bfs(_spec(60), progress=tick, workers=workers)
+        else:
+            bfs(_spec(60), progress=tick)
+    except _Budget:
         pass
-    return 0.0
+    level, states, elapsed = done[-1] if done else (0, 1, 0.0)
+    return {"budget_s": budget_s, "workers": workers, "depth_reached": level, "states": states,
+            "seconds": round(elapsed, 1), "states_per_s": round(states / elapsed) if elapsed else 0}
 
 
-def _descendants(pid: int) -> list[int]:
-    """Every process below ``pid`` (from /proc), alive at the time of the call."""
-    children: dict[int, list[int]] = {}
-    for stat in Path("/proc").glob("[0-9]*/stat"):
-        try:
-            fields = stat.read_text().rsplit(")", 1)[1].split()
-            children.setdefault(int(fields[1]), []).append(int(stat.parent.name))
-        except (OSError, IndexError, ValueError):
-            continue
-    out, todo = [], [pid]
-    while todo:
-        for child in children.get(todo.pop(), []):
-            out.append(child)
-            todo.append(child)
-    return out
+def run_part(part: str, depth: int, budget_s: float) -> dict[str, Any]:
+    if part == "core":
+        return _local(depth, 1)
+    if part == "workers2":
+        return _local(depth, 2)
+    if part == "spark2":
+        return _spark(depth)
+    return _budget(budget_s)
 
 
-def _small_level_overhead(levels: list[int], seconds: list[float]) -> float | None:
-    # level_seconds[i] expands the frontier of level i (levels[i] nodes)
-    small = [s for n, s in zip(levels, seconds, strict=False) if n <= 50]
-    return round(statistics.median(small), 3) if small else None
+# --- the driver ---------------------------------------------------------------------------------------
+def _unpack(rev: str, into: Path) -> str:
+    sha = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", rev], capture_output=True, text=True,
+                         check=True).stdout.strip()
+    archive = subprocess.run(["git", "-C", str(ROOT), "archive", "--format=tar", sha], capture_output=True,
+                             check=True).stdout
+    tar_path = into / "src.tar"
+    tar_path.write_bytes(archive)
+    with tarfile.open(tar_path) as tar:
+        tar.extractall(into / "src", filter="data")
+    return sha
 
 
-def overhead_spec() -> ExploreSpec:
-    """A space whose first levels hold 1–12 nodes: their wall time is Spark's fixed cost per level."""
-    return ExploreSpec("3.9", 1, OVERHEAD_DEPTH, replace(get_scope("basic"), leaves=False, rejoins=False))
+def _measure(code: Path, part: str, depth: int, budget_s: float) -> dict[str, Any]:
+    env = {**os.environ, "PYTHONPATH": str(code)}
+    t0 = time.perf_counter()
+    out = subprocess.run([sys.executable, __file__, "--part", part, "--code", str(code), "--depth", str(depth),
+                          "--budget", str(budget_s)], capture_output=True, text=True, env=env, cwd=code)
+    if out.returncode != 0:
+        return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    found["process_wall_s"] = round(time.perf_counter() - t0, 1)
+    return found
 
 
-def run_overhead() -> dict[str, object]:
-    from explore.spark import engine
-    from explore.spark.session import spark_session
-    session, startup, _ = spark_session("local[2]", partitions=2, app_name="kgc-bench-overhead")
-    result = engine.bfs(overhead_spec(), session, partitions=2)
-    session.stop()
-    steady = result.level_seconds[1:]             # level 0 also warms the Python workers up (2–3 s)
-    return {"part": "overhead", "executor_cores": 2, "startup_s": round(startup, 2), "levels": result.levels,
-            "first_level_s": round(result.level_seconds[0], 3), "median_level_s": round(statistics.median(steady), 3),
-            "min_level_s": round(min(steady), 3), "level_seconds": [round(x, 3) for x in result.level_seconds]}
-
-
-def run_part(part: str, depth: int) -> dict[str, object]:
-    if part == "overhead":
-        return run_overhead()
-    spec = spec_for(depth)
-    if part == "local":
-        from explore.local import bfs
-        result = bfs(spec)
-        rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-        return {"part": part, "states": result.states, "edges": result.edges, "levels": len(result.levels) - 1,
-                "seconds": round(result.seconds, 2), "states_per_s": round(result.states_per_second),
-                "peak_rss_mib": {"python": round(rss)}, "counts": result.counts()}
-    cores = int(part[-1])
-    from explore.spark import engine
-    from explore.spark.session import spark_session
-    session, startup, _ = spark_session(f"local[{cores}]", partitions=cores, driver_memory="8g",
-                                        app_name=f"kgc-bench-{part}")
-    result = engine.bfs(spec, session, partitions=cores, startup_seconds=startup)
-    jvm = session.sparkContext._gateway.proc.pid   # the JVM py4j launched
-    jvm_rss = _vm_hwm_mib(jvm)
-    workers_rss = sum(_vm_hwm_mib(pid) for pid in _descendants(jvm))   # the pyspark daemon and its workers
-    session.stop()
-    return {"part": part, "executor_cores": cores, "states": result.states, "edges": result.edges,
-            "levels": len(result.levels) - 1, "seconds": round(result.seconds, 2),
-            "states_per_s": round(result.states_per_second), "startup_s": round(startup, 2),
-            "level_seconds": [round(s, 3) for s in result.level_seconds],
-            "median_small_level_s": _small_level_overhead(result.levels, result.level_seconds),
-            "peak_rss_mib": {"python_driver": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024),
-                             "python_workers": round(workers_rss),
-                             "jvm": round(jvm_rss)},
-            "counts": result.counts()}
+def _ratio(after: dict[str, Any], before: dict[str, Any], key: str = "states_per_s") -> float | None:
+    a, b = after.get(key), before.get(key)
+    return round(a / b, 2) if isinstance(a, (int, float)) and isinstance(b, (int, float)) and b else None
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--depth", type=int, default=DEPTH)
-    ap.add_argument("--parts", default="overhead,local,spark1,spark2",
-                    help="comma list of overhead, local, spark1, spark2")
-    ap.add_argument("--part", help=argparse.SUPPRESS)      # internal: run one measurement in this process
+    ap.add_argument("--before", default=None, help="git revision measured as 'before' (default: merge-base with main)")
+    ap.add_argument("--depth", type=int, default=DEPTH, help=f"BFS depth of the core and machine parts ({DEPTH})")
+    ap.add_argument("--budget", type=float, default=BUDGET_S, help=f"seconds for the depth part ({BUDGET_S:g}; "
+                                                                    "the issue's figure is 600)")
+    ap.add_argument("--scope", default="basic", help="exploration scope (default basic, the issue's)")
+    ap.add_argument("--parts", default="core,machine,budget", help="comma list of core, machine, budget")
+    ap.add_argument("--out", type=Path, help="also write the JSON here")
+    ap.add_argument("--part", help=argparse.SUPPRESS)
+    ap.add_argument("--code", help=argparse.SUPPRESS)
     args = ap.parse_args()
+    os.environ["KGC_BENCH_SCOPE"] = args.scope
     if args.part:
-        print(json.dumps(run_part(args.part, args.depth)))
+        sys.path.insert(0, args.code)
+        print(json.dumps(run_part(args.part, args.depth, args.budget)))
         return
-    results = {}
-    for part in args.parts.split(","):
-        t0 = time.perf_counter()
-        out = subprocess.run([sys.executable, __file__, "--part", part, "--depth", str(args.depth)],
-                             capture_output=True, text=True, check=True)
-        results[part] = json.loads(out.stdout.strip().splitlines()[-1])
-        results[part]["process_wall_s"] = round(time.perf_counter() - t0, 1)
-        r = results[part]
-        done = (f"median level {r['median_level_s']} s" if part == "overhead"
-                else f"{r['states']:,} states in {r['seconds']} s")
-        print(f"{part}: {done}", file=sys.stderr)
-    counts = [r.pop("counts") for r in results.values() if "counts" in r]
-    figures: dict[str, object] = {
-        "scope": {"name": SCOPE_NAME if args.depth == DEPTH else f"{SCOPE_NAME} at depth {args.depth}",
-                  **spec_for(args.depth).to_json()},
-        "machine": {"cpus": os.cpu_count(), "python": platform.python_version()},
-        "engines_agree": all(c == counts[0] for c in counts),
-        **results,
+    before = args.before or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
+                                           capture_output=True, text=True, check=True).stdout.strip()
+    parts = [p for name in args.parts.split(",")
+             for p in {"core": ["core"], "machine": ["workers2", "spark2"], "budget": ["budget"]}[name]]
+    head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                          check=True).stdout.strip()
+    dirty = bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
+                                capture_output=True, text=True, check=True).stdout.strip())
+    figures: dict[str, Any] = {
+        "space": {"profile": "3.9", "members": MEMBERS, "scope": args.scope, "depth": args.depth, "por": False},
+        "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
+                    "load_avg_at_start": [round(x, 2) for x in os.getloadavg()]},
+        "command": " ".join([Path(sys.executable).name, "bench/explore.py", *sys.argv[1:]]),
     }
-    if "local" in results and "spark2" in results:
-        figures["spark2_over_local"] = round(results["spark2"]["states_per_s"] / results["local"]["states_per_s"], 2)
-    if "spark1" in results and "spark2" in results:
-        one, two = results["spark1"]["states_per_s"], results["spark2"]["states_per_s"]
-        figures["scaling_1_to_2_executors"] = round(two / one, 2)
-    print(json.dumps(figures, indent=2))
+    with tempfile.TemporaryDirectory(prefix="kgc-bench-before-") as tmp:
+        sha = _unpack(before, Path(tmp))
+        figures["before"] = {"revision": sha}
+        figures["after"] = {"revision": head + ("+working tree" if dirty else "")}
+        for part in parts:
+            for side, code in (("before", Path(tmp) / "src"), ("after", ROOT)):
+                figures[side][part] = found = _measure(code, part, args.depth, args.budget)
+                print(f"{side} {part}: {found}", file=sys.stderr, flush=True)
+    b, a = figures["before"], figures["after"]
+    figures["ratios_after_over_before"] = {p: _ratio(a[p], b[p]) for p in parts if p != "budget"}
+    # the reduction explores fewer states for the same depth: time to the same depth is the fairer figure
+    figures["speedup_to_the_same_depth"] = {p: _ratio(b[p], a[p], "seconds") for p in parts
+                                            if p != "budget" and "seconds" in a[p] and "seconds" in b[p]}
+    if "budget" in parts:
+        figures["levels_gained_in_budget"] = a["budget"].get("depth_reached", 0) - b["budget"].get("depth_reached", 0)
+    figures["machine"]["load_avg_at_end"] = [round(x, 2) for x in os.getloadavg()]
+    text = json.dumps(figures, indent=2)
+    print(text)
+    if args.out:
+        args.out.write_text(text + "\n", encoding="utf-8")
 
 
 if __name__ == "__main__":

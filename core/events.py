@@ -26,12 +26,6 @@ class StepEvent:
     def __str__(self) -> str:
         return self.render()
 
-    def startswith(self, prefix: str) -> bool:
-        """Text view for callers not yet matching on the type (explore/space.py looks for IllegalStateError);
-        decided on the template's fixed head when that is long enough, so most events are not rendered."""
-        head = self.TEMPLATE.split("{", 1)[0]
-        return head.startswith(prefix) if len(head) >= len(prefix) else self.render().startswith(prefix)
-
 
 @dataclass(frozen=True, slots=True)
 class IllegalState(StepEvent):

@@ -3,12 +3,13 @@
 BFS is level-synchronous, like the Spark engine: level d holds the nodes first reached in d steps,
 in discovery order, which is the lexicographic order of their paths of action indexes — so the
 first counterexample found for a property is the smallest shortest one, the same one Spark picks.
-Deduplication is by 63-bit fingerprint (``explore.space.fingerprint``). With POR a node reached
+Deduplication is by 63-bit fingerprint (``Expander``'s: of the canonical form by default). With POR a node reached
 several times within one level keeps the intersection of its sleep sets.
 
 Checkpoints: at the end of a level (at most every ``checkpoint_every_s`` seconds, and always at the
 end) the visited fingerprints, the next frontier and every counter are written atomically to
-``<dir>/checkpoint.pkl``; ``resume`` continues from the last one and ends with the same counts.
+``<dir>/checkpoint.json`` (data, not a pickle: ``explore.checkpoint``); ``resume`` continues from the
+last one and ends with the same counts.
 
 DFS (``search="dfs"``) is depth-bounded with a node→least-depth table; a node reached again at a
 smaller depth is expanded again, so it visits the same nodes as BFS within the horizon (its edge
@@ -23,14 +24,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
-import numpy as np
-
+from explore import checkpoint
 from explore.result import ExploreResult, merge_found
-from explore.space import Expander, Expansion, ExploreSpec, fingerprint
+from explore.space import Expander, Expansion, ExploreSpec
+from explore.workers import ExpansionPool
 from model.state import State
 
-CHECKPOINT = "checkpoint.pkl"
-CHECKPOINT_FORMAT = "kgc-explore-checkpoint/1"
+CHECKPOINT, CHECKPOINT_FORMAT = checkpoint.CHECKPOINT, checkpoint.CHECKPOINT_FORMAT
 
 
 @dataclass
@@ -94,12 +94,11 @@ def absorb(result: ExploreResult, states: set[State], edges: set[tuple[State, st
 def _save(run: _Run, directory: Path) -> None:
     directory.mkdir(parents=True, exist_ok=True)
     tmp = directory / (CHECKPOINT + ".tmp")
-    data = {"format": CHECKPOINT_FORMAT, "spec": run.spec.to_json(), "level": run.level,
-            "visited": np.fromiter(run.visited, np.int64, len(run.visited)).tobytes(),
-            "frontier": run.frontier, "result": run.result, "abstract_states": run.abstract_states,
-            "abstract_edges": run.abstract_edges}
-    with open(tmp, "wb") as f:
-        pickle.dump(data, f, protocol=5)
+    assert run.result is not None
+    text = checkpoint.dumps(run.spec, run.level, run.visited, run.frontier, run.result, run.abstract_states,
+                            run.abstract_edges)
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
         f.flush()
         os.fsync(f.fileno())
     os.replace(tmp, directory / CHECKPOINT)
@@ -110,37 +109,56 @@ def load_checkpoint(directory: Path | str, spec: ExploreSpec | None = None) -> d
     path = Path(directory) / CHECKPOINT
     if not path.is_file():
         raise CheckpointError(f"no checkpoint at {path}; run with --out {directory} first.")
-    with open(path, "rb") as f:
-        data = pickle.load(f)
-    if not isinstance(data, dict) or data.get("format") != CHECKPOINT_FORMAT:
-        raise CheckpointError(f"{path} is not a {CHECKPOINT_FORMAT} file.")
-    saved = ExploreSpec.from_json(data["spec"])
-    if spec is not None and not saved.same_space(spec):
-        raise CheckpointError(f"{path} explores another space ({saved.to_json()}); resume with the same options.")
+    try:
+        data = checkpoint.loads(path.read_text(encoding="utf-8"))
+    except checkpoint.UnsafeCheckpoint as exc:
+        raise CheckpointError(f"{path} was not written by kgc explore ({exc}); it is not loaded — delete it "
+                              f"and start again with --out.") from None
+    except (ValueError, KeyError, TypeError, IndexError, AttributeError, EOFError, pickle.UnpicklingError) as exc:
+        raise CheckpointError(f"{path} is damaged or not a {CHECKPOINT_FORMAT} file ({type(exc).__name__}); "
+                              f"delete it and start again with --out.") from None
+    if spec is not None and not data["spec"].same_space(spec):
+        raise CheckpointError(f"{path} explores another space ({data['spec'].to_json()}); "
+                              f"resume with the same options.")
     return data
 
 
 def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: bool = False,
         progress: ProgressFn | None = None, checkpoint_every_s: float = 30.0, stop_after_level: int | None = None,
-        ) -> ExploreResult:
+        workers: int = 1) -> ExploreResult:
     """Breadth-first search to ``spec.depth``. ``stop_after_level`` ends the run early (as a kill would,
-    after that level's checkpoint) — tests use it to check resumption."""
+    after that level's checkpoint) — tests use it to check resumption. ``workers`` > 1 expands each level
+    in that many processes (``explore.workers``); the parent absorbs the expansions in frontier order,
+    so the result is the same as with one."""
+    if workers < 1:
+        raise ValueError(f"workers must be >= 1, got {workers}.")
     expander = Expander(spec)
+    pool = ExpansionPool(spec, workers) if workers > 1 else None
+    try:
+        return _bfs(spec, expander, pool, checkpoint_dir, resume, progress, checkpoint_every_s, stop_after_level)
+    finally:
+        if pool is not None:
+            pool.close()
+
+
+def _bfs(spec: ExploreSpec, expander: Expander, pool: "ExpansionPool | None", checkpoint_dir: Path | str | None,
+         resume: bool, progress: ProgressFn | None, checkpoint_every_s: float, stop_after_level: int | None,
+         ) -> ExploreResult:
     directory = Path(checkpoint_dir) if checkpoint_dir is not None else None
     start = time.perf_counter()
     if resume:
         if directory is None:
             raise CheckpointError("resume needs the checkpoint directory.")
         data = load_checkpoint(directory, spec)
-        run = _Run(spec, data["level"], set(np.frombuffer(data["visited"], np.int64).tolist()), data["frontier"],
-                   data["result"], data["abstract_states"], data["abstract_edges"])
+        run = _Run(spec, data["level"], data["visited"], data["frontier"], data["result"], data["abstract_states"],
+                   data["abstract_edges"])
         assert run.result is not None
         run.result.spec = spec
         run.result.resumed_from_level = run.level
         start -= run.result.seconds
     else:
         result = ExploreResult(spec, "local", "bfs", states=1, levels=[1])
-        fp = fingerprint(expander.root)
+        fp = expander.root_fp
         run = _Run(spec, 0, {fp}, {fp: [expander.root, b"", frozenset() if spec.por else None]}, result,
                    set(expander.root_abstract_states), set())
         result.add_root_violations(expander.root_violations)
@@ -151,9 +169,11 @@ def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: boo
         t_level = time.perf_counter()
         nxt: dict[int, list] = {}
         total = len(run.frontier)
-        for done, (node, path, sleep) in enumerate(run.frontier.values()):
+        entries = list(run.frontier.values())
+        expansions = (pool.expand([(n, s) for n, _p, s in entries]) if pool is not None
+                      else (expander.expand(n, s) for n, _p, s in entries))
+        for done, ((_node, path, _sleep), exp) in enumerate(zip(entries, expansions, strict=True)):
             parent_path = tuple(path)
-            exp = expander.expand(node, sleep)
             absorb(result, run.abstract_states, run.abstract_edges, exp, parent_path)
             for index, fp, child, child_sleep in exp.children:
                 if fp not in run.visited:
@@ -197,7 +217,7 @@ def dfs(spec: ExploreSpec, progress: ProgressFn | None = None) -> ExploreResult:
     states: set[State] = set(expander.root_abstract_states)
     edges: set[tuple[State, str, State]] = set()
     result.add_root_violations(expander.root_violations)
-    best: dict[int, int] = {fingerprint(expander.root): 0}
+    best: dict[int, int] = {expander.root_fp: 0}
     stack: list[tuple[bytes, bytes]] = [(expander.root, b"")]
     while stack:
         node, path = stack.pop()

@@ -19,7 +19,7 @@ from typing import Callable
 from core.actions import Action
 from explore.local import Progress
 from explore.result import ExploreResult, merge_found
-from explore.space import Expander, Expansion, ExploreSpec, fingerprint
+from explore.space import Expander, Expansion, ExploreSpec
 
 
 def source(action: Action) -> str:
@@ -37,7 +37,7 @@ def pct(spec: ExploreSpec, runs: int = 200, length: int = 60, bug_depth: int = 3
     expander = Expander(spec)
     start = time.perf_counter()
     result = ExploreResult(spec, "local", "pct")
-    seen = {fingerprint(expander.root)}
+    seen = {expander.root_fp}
     collected = Expansion()
     collected.abstract_states |= expander.root_abstract_states
     result.add_root_violations(expander.root_violations)

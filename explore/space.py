@@ -9,7 +9,9 @@ happened — properties/findings.py excuses some violations after one). Two path
 world but leave a monitor in a different state are different nodes: a bounded-liveness obligation
 that is running is part of the state (monitor state is compared as pickled bytes: equal contents built
 in another order count as two nodes — deterministic, only less deduplication). Its **fingerprint** is
-the first 63 bits of its blake2b digest.
+the first 63 bits of a blake2b digest: by default of its canonical form (``explore/canonical.py``: the
+clients' correlation ids relabelled; ``ExploreSpec.reduce``), else of the node bytes. The node itself
+stays the real one first reached, so reports and replays read real states.
 
 Every edge is checked against every applicable catalog property (always on the target, always_step
 on the triple, eventually_within through the monitors), against ``coordinator-raises-no-exception``
@@ -52,6 +54,8 @@ from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
+from explore.canonical import canonical
+from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
 from harness.refinement import model_edge
@@ -68,6 +72,7 @@ __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINE
            "independent", "unpadded"]
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
+CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
 
 
 def fingerprint(node: bytes) -> int:
@@ -86,6 +91,9 @@ class ExploreSpec:
     clients: tuple[str, ...] = ()          # client kinds; empty = `members` Java consumers
     mutant: str | None = None
     por: bool = False
+    #: deduplicate by the canonical form (explore/canonical.py: history counters relabelled); False = by the
+    #: raw snapshot, the space before the reduction (its pinned counts are still checked in tests)
+    reduce: bool = True
 
     def __post_init__(self) -> None:
         if self.depth < 0:
@@ -112,6 +120,7 @@ class ExploreSpec:
         values = dict(obj)
         values["scope"] = Scope.from_json(values.get("scope", {}))
         values["clients"] = tuple(values.get("clients", ()))
+        values.setdefault("reduce", False)     # written before the reduction existed: the raw space
         return ExploreSpec(**values)
 
     def same_space(self, other: "ExploreSpec") -> bool:
@@ -132,6 +141,15 @@ class Expansion:
     witnesses: set[str] = field(default_factory=set)
     abstract_states: set[State] = field(default_factory=set)
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
+
+
+def _dumps(value: Any) -> bytes:
+    """Canonical bytes as ``World.snapshot`` makes them: pickled without a memo."""
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=5)
+    pickler.fast = True
+    pickler.dump(value)
+    return buf.getvalue()
 
 
 def unpadded(state: State) -> State:
@@ -161,7 +179,11 @@ class Expander:
         # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
-        self.root = self._node(self.world.snapshot(), False)
+        self._canonical: dict[bytes, bytes] = {}    # raw world digest -> canonical world digest (see _key)
+        root_state = self.world.to_state()
+        root_bytes = _dumps(root_state)
+        self.root = self._node(root_bytes, False)
+        self.root_fp = self._key(root_state, root_bytes, False, self.root)   # canonical when reducing
         # the abstract image of the initial state, for coverage (empty when it has none)
         self.root_abstract_states: frozenset[State] = frozenset()
         root: list[Violation] = []
@@ -177,11 +199,23 @@ class Expander:
     # --- nodes -------------------------------------------------------------------------------
     def _node(self, world_bytes: bytes, had_error: bool) -> bytes:
         monitor_states = self._monitor_states = tuple(m.run_state() for m in self.monitors.values())
-        buf = io.BytesIO()
-        pickler = pickle.Pickler(buf, protocol=5)
-        pickler.fast = True
-        pickler.dump((world_bytes, had_error, monitor_states))
-        return buf.getvalue()
+        return _dumps((world_bytes, had_error, monitor_states))
+
+    def _key(self, world_state: tuple[Any, ...], world_bytes: bytes, had_error: bool, node: bytes) -> int:
+        """The fingerprint ``node`` is deduplicated by: when ``spec.reduce``, of the digest of its world's canonical
+        form (explore/canonical.py: history counters relabelled) with the had-error flag and the monitors' run
+        state as they are; else of the node bytes."""
+        if not self.spec.reduce:
+            return fingerprint(node)
+        # many edges reach the same world: its canonical digest is remembered by the raw world's digest
+        raw = blake2b(world_bytes, digest_size=16).digest()
+        canon = self._canonical.get(raw)
+        if canon is None:
+            if len(self._canonical) >= CANONICAL_CACHE:
+                self._canonical.clear()
+            canon = self._canonical[raw] = blake2b(_dumps(canonical(world_state)), digest_size=16).digest()
+        # _node has just set _monitor_states to what the monitors hold in ``node``
+        return fingerprint(_dumps((canon, had_error, self._monitor_states)))
 
     def load(self, node: bytes) -> bool:
         """Put the world and the monitors into ``node``; returns the had-an-IllegalStateError flag."""
@@ -242,8 +276,8 @@ class Expander:
             done.append(action)
             result = self._step(index, action, before, abs_before, had_error, out)
             if result is not None:
-                child = self._node(*result)
-                out.children.append((index, fingerprint(child), child, child_sleep))
+                child = self._node(result[0], result[1])
+                out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
         return out
 
     def step_one(self, node: bytes, index: int, out: Expansion | None = None
@@ -259,17 +293,18 @@ class Expander:
         result = self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out)
         if result is None:
             return -1, None, out.violations
-        child = self._node(*result)
-        return fingerprint(child), child, out.violations
+        child = self._node(result[0], result[1])
+        return self._key(result[2], result[0], result[1], child), child, out.violations
 
     def _step(self, index: int, action: Action, before: Observation, abs_before: State, had_error: bool,
-              out: Expansion) -> tuple[bytes, bool] | None:
+              out: Expansion) -> tuple[bytes, bool, tuple[Any, ...]] | None:
         world = self.world
         try:
             world.step(action)
             # taken here, not last: a recording World snapshots inside step() for its digest, so a state
             # that cannot be snapshotted is the step raising there too (the gate and traces.py agree)
-            world_bytes = world.snapshot()
+            world_state = world.to_state()
+            world_bytes = _dumps(world_state)     # = world.snapshot()
         except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a violation
             out.violations.append((RAISES, index, f"{RAISES}: {action} raised {type(exc).__name__}: {exc}"))
             return None
@@ -278,7 +313,7 @@ class Expander:
         stage = "observing"
         try:
             after = observe_after(before, world, step)
-            error = had_error or any(e.startswith("IllegalStateError") for e in step.events)
+            error = had_error or any(isinstance(e, IllegalState) for e in step.events)
             self._monitor_states = None      # the monitors move now; _node reads what they hold after
             for v in check_world_step(self.checked, before, step, after, self.monitors):   # guards each property
                 if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
@@ -294,7 +329,7 @@ class Expander:
         except Exception as exc:   # noqa: BLE001 — an unobservable target: a violation, not explored further
             out.violations.append((OBSERVES, index, unobservable(stage, exc, index).message))
             return None
-        return world_bytes, error
+        return world_bytes, error, world_state
 
     def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion) -> None:
         """Refinement of the step just taken: a model edge (coverage) or a ``refines-the-abstract-model`` violation."""

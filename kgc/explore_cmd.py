@@ -51,6 +51,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--search", choices=("bfs", "dfs", "pct"), default="bfs",
                    help="bfs: shortest counterexamples (default); dfs: depth-first; pct: randomised schedules")
     p.add_argument("--por", action="store_true", help="partial-order reduction (sleep sets; BFS only)")
+    p.add_argument("--no-reduce", action="store_true",
+                   help="deduplicate by the raw snapshot, not its canonical form (history counters relabelled)")
+    p.add_argument("--workers", type=int, default=1,
+                   help="local BFS: expand each level in this many processes (default 1; same results)")
     p.add_argument("--engine", choices=("local", "spark"), default="local", help="local (default) or spark (BFS)")
     p.add_argument("--master", help="Spark master URL (default: SPARK_MASTER, else local[*])")
     p.add_argument("--partitions", type=int, help="Spark partitions (default: the cluster's parallelism)")
@@ -89,8 +93,13 @@ def spec_from_args(args: argparse.Namespace) -> ExploreSpec:
         raise ExploreUsageError("the Spark engine runs BFS only; drop --search or use --engine local.")
     if args.master and args.engine != "spark":
         raise ExploreUsageError("--master needs --engine spark.")
+    if args.workers < 1:
+        raise ExploreUsageError(f"--workers must be >= 1, got {args.workers}.")
+    if args.workers > 1 and (args.engine != "local" or args.search != "bfs"):
+        raise ExploreUsageError("--workers applies to the local engine's BFS; drop it for --engine spark, dfs or pct.")
     try:
-        return ExploreSpec(args.profile, args.members, args.depth, scope, mutant=args.mutant, por=args.por)
+        return ExploreSpec(args.profile, args.members, args.depth, scope, mutant=args.mutant, por=args.por,
+                           reduce=not args.no_reduce)
     except ValueError as exc:
         raise ExploreUsageError(str(exc)) from None
 
@@ -117,7 +126,8 @@ def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, c
         if args.search == "pct":
             return pct(spec, args.runs, args.length, args.bug_depth, args.seed, progress=tick)
         if args.engine == "local":
-            return bfs(spec, out, resume=resume, progress=tick, checkpoint_every_s=args.checkpoint_every)
+            return bfs(spec, out, resume=resume, progress=tick, checkpoint_every_s=args.checkpoint_every,
+                       workers=args.workers)
         from explore.spark.engine import bfs as spark_bfs
         from explore.spark.session import SparkUnavailable, spark_session
         bar.update(task, description="starting Spark", stats="")

@@ -33,7 +33,7 @@ import numpy as np
 
 from explore.local import CheckpointError, Progress, absorb, keep
 from explore.result import ExploreResult, merge_found
-from explore.space import Expander, ExploreSpec, fingerprint
+from explore.space import Expander, ExploreSpec
 from model.state import State
 
 LINEAGE_LEVELS = 10
@@ -222,7 +222,7 @@ def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoi
         frontier = loaded.filter(lambda kv: kv[1][0] == "F")
     else:
         ex = Expander(spec)
-        root_fp = fingerprint(ex.root)
+        root_fp = ex.root_fp
         result = ExploreResult(spec, "spark", "bfs", states=1, levels=[1])
         result.add_root_violations(ex.root_violations)
         states, edges = set(ex.root_abstract_states), set()

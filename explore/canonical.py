@@ -1,0 +1,163 @@
+"""Canonical forms of world states for the explorer's deduplication key: history counters relabelled.
+
+What is relabelled, and why that is exact. Each client numbers its requests with a correlation id
+(``Client.next_corr``, +1 per send). The value is history: how many requests the client sent, not
+what it can do next. The world only ever compares a corr with another corr *of the same client*:
+for equality (a response matches the in-flight entry, the network and the coordinator's parked
+futures are keyed by (client, corr)) and for order (``enabled()`` sorts DeliverRequest /
+DeliverResponse / DropRequest / DropResponse by (kind, client, corr); the network's snapshot sorts
+by key). New corrs are ``next_corr``, ``next_corr + 1``, …, all above every corr in the state. So
+mapping, per client, the sorted distinct corrs in the state to 1, 2, … and ``next_corr`` to one above
+the largest is an order-preserving bijection that commutes with every step: two states with equal
+relabelled forms have the same enabled actions *by index*, step to states with equal relabelled
+forms, and give every property the same verdict — properties read (client, corr) keys only to match
+requests with responses (``properties/observation.py``), the eventually_within monitors hold no corr
+(their run state is in the node and is compared as is), and the coordinator stores no corr except as
+the key of a parked future (it never stores an OffsetCommit's offsets, SPEC.md §3.5).
+
+The explorer keeps the *real* node (the first one reached, by the smallest path) and uses the
+canonical form only to compute its fingerprint; reports, messages and replays read real states.
+
+What is *not* relabelled, and why:
+
+- member ids ``<client_id>-<counter>`` and the coordinator's op/append sequence numbers come from one
+  counter. The coordinator compares member ids as strings (leader = ``min(members)``, members iterate in
+  sorted order, impl/group.py), and string order differs from the counter's order across a digit
+  boundary ("c0-9" > "c0-12"), so whether two counters give the same future depends on where the next
+  power of ten falls: no relabelling of the counter is exact with the current id format (fixed-width
+  suffixes in impl would make one exact). It would also buy little: on 3.9, 3 members, scope basic,
+  depth 10, relabelling every counter as well merges 6,698 raw states into 6,555, against 6,615 for the
+  corrs alone (bench/results/explore-before-after-2026-11-24.md).
+- absolute time: every scope has a clock horizon (``scope.max_time_ms``), so "now" is part of what can
+  still happen; shifting time would merge states with different remaining horizons, and the monitors
+  hold absolute deadlines. The horizon-free case is rare enough (no named scope has one) to leave.
+"""
+from __future__ import annotations
+
+from typing import Any
+
+# positions in the plain-data snapshots this module reads (harness/world.py, harness/clients.py,
+# harness/messages.py, impl/snapshot.py); tests/test_explore_canonical.py pins them on real states
+_CLIENT_LEN, _CLIENT_NEXT_CORR, _CLIENT_INFLIGHT = 10, 7, 8
+_MSG_CLIENT, _MSG_CORR = 1, 2
+_COORD_LEN, _COORD_GROUPS, _COORD_DETACHED, _COORD_OPS = 12, 4, 5, 9
+_GROUP_MEMBERS = 8
+_MEMBER_LEN, _MEMBER_JOIN_KEY, _MEMBER_SYNC_KEY = 15, 9, 10
+_OP_KIND, _OP_HEARTBEAT_REF = 1, 8
+
+
+class Layout(Exception):
+    """A snapshot shaped differently from what this module reads: the caller falls back to no relabelling."""
+
+
+def _member_keys(member: tuple[Any, ...], out: list[tuple[int, int]]) -> None:
+    if len(member) != _MEMBER_LEN:
+        raise Layout("member")
+    for key in (member[_MEMBER_JOIN_KEY], member[_MEMBER_SYNC_KEY]):
+        if key is not None:
+            if not (isinstance(key, tuple) and len(key) == 2 and isinstance(key[1], int)):
+                raise Layout("future key")     # ("req", seq) futures: not a client's request
+            out.append(key)
+
+
+def _coord_members(coord: tuple[Any, ...]) -> list[tuple[Any, ...]]:
+    """Every member record in the coordinator state (cached and detached groups, ops holding removed members)."""
+    if len(coord) != _COORD_LEN:
+        raise Layout("coordinator")
+    members = [m for groups in (coord[_COORD_GROUPS], coord[_COORD_DETACHED]) for g in groups
+               for m in g[_GROUP_MEMBERS]]
+    members += [op[_OP_HEARTBEAT_REF] for op in coord[_COORD_OPS]
+                if op[_OP_KIND] == "DelayedHeartbeat" and isinstance(op[_OP_HEARTBEAT_REF], tuple)]
+    return members
+
+
+def corr_maps(state: tuple[Any, ...]) -> list[dict[int, int]]:
+    """Per modelled client, the order-preserving map of its corrs (and its next_corr) onto 1, 2, …"""
+    coord, clients, net, _partition = state
+    seen: list[set[int]] = [set() for _ in clients]
+    for i, c in enumerate(clients):
+        if len(c) != _CLIENT_LEN:
+            raise Layout("client")
+        for _api, entry in c[_CLIENT_INFLIGHT]:
+            seen[i].add(entry[0])
+    for msgs in net:
+        for m in msgs:
+            seen[m[_MSG_CLIENT]].add(m[_MSG_CORR])
+    keys: list[tuple[int, int]] = []
+    for m in _coord_members(coord):
+        _member_keys(m, keys)
+    for client, corr in keys:
+        if not 0 <= client < len(clients):
+            raise Layout("future key client")
+        seen[client].add(corr)
+    maps = []
+    for i, c in enumerate(clients):
+        values = sorted(seen[i])
+        nxt = c[_CLIENT_NEXT_CORR]
+        if values and values[-1] >= nxt:
+            raise Layout("corr at or above next_corr")   # would break "new corrs are above every corr"
+        ranks = {corr: rank for rank, corr in enumerate(values, 1)}
+        ranks[nxt] = len(values) + 1
+        maps.append(ranks)
+    return maps
+
+
+def _relabel_member(m: tuple[Any, ...], maps: list[dict[int, int]]) -> tuple[Any, ...]:
+    join, sync = m[_MEMBER_JOIN_KEY], m[_MEMBER_SYNC_KEY]
+    if join is None and sync is None:
+        return m
+    out = list(m)
+    for i, key in ((_MEMBER_JOIN_KEY, join), (_MEMBER_SYNC_KEY, sync)):
+        if key is not None:
+            out[i] = (key[0], maps[key[0]][key[1]])
+    return tuple(out)
+
+
+def _parked(coord: tuple[Any, ...]) -> bool:
+    """Whether any member record holds a parked future (only then does the coordinator state hold a corr)."""
+    return any(m[_MEMBER_JOIN_KEY] is not None or m[_MEMBER_SYNC_KEY] is not None for m in _coord_members(coord))
+
+
+def _relabel_coord(coord: tuple[Any, ...], maps: list[dict[int, int]]) -> tuple[Any, ...]:
+    if not _parked(coord):
+        return coord
+
+    def group(g: tuple[Any, ...]) -> tuple[Any, ...]:
+        return g[:_GROUP_MEMBERS] + (tuple(_relabel_member(m, maps) for m in g[_GROUP_MEMBERS]),) \
+            + g[_GROUP_MEMBERS + 1:]
+
+    def op(o: tuple[Any, ...]) -> tuple[Any, ...]:
+        if o[_OP_KIND] == "DelayedHeartbeat" and isinstance(o[_OP_HEARTBEAT_REF], tuple):
+            return o[:_OP_HEARTBEAT_REF] + (_relabel_member(o[_OP_HEARTBEAT_REF], maps),) + o[_OP_HEARTBEAT_REF + 1:]
+        return o
+
+    out = list(coord)
+    out[_COORD_GROUPS] = tuple(group(g) for g in coord[_COORD_GROUPS])
+    out[_COORD_DETACHED] = tuple(group(g) for g in coord[_COORD_DETACHED])
+    out[_COORD_OPS] = tuple(op(o) for o in coord[_COORD_OPS])
+    return tuple(out)
+
+
+def _relabel_client(c: tuple[Any, ...], ranks: dict[int, int]) -> tuple[Any, ...]:
+    out = list(c)
+    out[_CLIENT_NEXT_CORR] = ranks[c[_CLIENT_NEXT_CORR]]
+    if c[_CLIENT_INFLIGHT]:
+        out[_CLIENT_INFLIGHT] = tuple((api, (ranks[e[0]],) + tuple(e[1:])) for api, e in c[_CLIENT_INFLIGHT])
+    return tuple(out)
+
+
+def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``state`` (``World.to_state()``) with every client's corrs relabelled (see the module doc); a state
+    of another shape is returned unchanged (no reduction, still exact)."""
+    try:
+        maps = corr_maps(state)
+    except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape: no relabelling is still exact
+        return state
+    coord, clients, net, partition = state
+    new_net = tuple(tuple(m[:_MSG_CORR] + (maps[m[_MSG_CLIENT]][m[_MSG_CORR]],) + m[_MSG_CORR + 1:] for m in msgs)
+                    for msgs in net)
+    return (_relabel_coord(coord, maps), tuple(_relabel_client(c, r) for c, r in zip(clients, maps, strict=True)),
+            new_net, partition)
+
+
+__all__ = ["canonical", "corr_maps"]

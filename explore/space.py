@@ -58,6 +58,7 @@ from explore.canonical import canonical
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
+from harness.labels import Before, capture, mismatch, rebase
 from harness.refinement import model_edge
 from harness.scope import Scope
 from harness.world import World, client_kinds
@@ -255,6 +256,7 @@ class Expander:
             actions = world.enabled()
             before = observe(world)
             abs_before = abstract(world.coord, world.group_id)
+            base = capture(world)
         except Exception as exc:   # noqa: BLE001 — see the module doc
             if node != self.root:   # the root's failure is in root_violations already
                 out.violations.append((OBSERVES, -1, unobservable(stage, exc, -1).message))
@@ -274,7 +276,7 @@ class Expander:
             child_sleep = (frozenset(b for b in (sleeping | set(done)) if independent(action, b))
                            if por else None)
             done.append(action)
-            result = self._step(index, action, before, abs_before, had_error, out)
+            result = self._step(index, action, before, abs_before, had_error, out, base)
             if result is not None:
                 child = self._node(result[0], result[1])
                 out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
@@ -290,16 +292,18 @@ class Expander:
         had_error = self.load(node)   # a node PCT reached through ``actions`` (which loaded it already)
         world = self.world
         action = world.enabled()[index]
-        result = self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out)
+        result = self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out,
+                            capture(world))
         if result is None:
             return -1, None, out.violations
         child = self._node(result[0], result[1])
         return self._key(result[2], result[0], result[1], child), child, out.violations
 
     def _step(self, index: int, action: Action, before: Observation, abs_before: State, had_error: bool,
-              out: Expansion) -> tuple[bytes, bool, tuple[Any, ...]] | None:
+              out: Expansion, base: Before) -> tuple[bytes, bool, tuple[Any, ...]] | None:
         world = self.world
         try:
+            captured = rebase(base, world, action)   # what the labelled output check judges the step against
             world.step(action)
             # taken here, not last: a recording World snapshots inside step() for its digest, so a state
             # that cannot be snapshotted is the step raising there too (the gate and traces.py agree)
@@ -325,15 +329,22 @@ class Expander:
                 except Exception as exc:   # noqa: BLE001 — as check_world_step does: reported, the edge goes on
                     out.violations.append((OBSERVES, index, unobservable(f"checking {p.name}", exc, index).message))
             stage = "abstracting"
-            self._refine(index, action, world, abs_before, out)
+            self._refine(index, action, world, abs_before, out, None if error else captured)
         except Exception as exc:   # noqa: BLE001 — an unobservable target: a violation, not explored further
             out.violations.append((OBSERVES, index, unobservable(stage, exc, index).message))
             return None
         return world_bytes, error, world_state
 
-    def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion) -> None:
-        """Refinement of the step just taken: a model edge (coverage) or a ``refines-the-abstract-model`` violation."""
+    def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion,
+                captured: Before | None = None) -> None:
+        """Refinement of the step just taken: a model edge (coverage) or a ``refines-the-abstract-model``
+        violation — labelled, with the answers and timers (harness/labels.py) unless ``captured`` is None
+        (after the 0.10.0 IllegalStateError finding, as for the catalog)."""
         abs_after = abstract(world.coord, world.group_id) if world.touched_coordinator else abs_before
+        if captured is not None and world.touched_coordinator:
+            _, why = mismatch(world, captured, action, abs_after)
+            if why is not None:
+                out.violations.append((REFINES, index, f"{REFINES}: {why} (profile {self.spec.profile})"))
         key = (abs_before, abs_after)
         edge = self._edge_cache.get(key)
         if edge is None:

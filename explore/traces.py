@@ -54,7 +54,7 @@ def counterexample(spec: ExploreSpec, found: Found, name: str = "") -> Trace:
     for i, index in enumerate(found.path):
         action = world.enabled()[index]
         last = i == len(found.path) - 1
-        before = refinement.capture()
+        before = refinement.capture(action)
         try:
             seen = checker.step(action)
         except Exception as exc:   # noqa: BLE001 — the coordinator raising is the RAISES property

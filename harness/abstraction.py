@@ -27,22 +27,26 @@ def _append_kind(coord: GroupCoordinator, group: GroupMetadata | None, index: in
     return APPEND_CURRENT if current else APPEND_STALE
 
 
-def abstract_slots(coord: GroupCoordinator, group: GroupMetadata) -> list[Slot]:
+def slots_by_id(coord: GroupCoordinator, group: GroupMetadata) -> dict[str, Slot]:
+    """Each member id, pending id and id with a live DelayedHeartbeat of ``group`` → its abstract slot."""
     watches: dict[str, int] = {}
     for op in coord.timer.entries.values():
         if isinstance(op, DelayedHeartbeat) and op.group is group:
             watches[op.member_id] = min(watches.get(op.member_id, 0) + 1, MANY)
-    ids = sorted(set(group.members) | group.pending_members | set(watches))
-    slots = []
-    for mid in ids:
+    out = {}
+    for mid in sorted(set(group.members) | group.pending_members | set(watches)):
         member = group.members.get(mid)
         if member is not None:
-            slots.append(Slot(MEMBER, group.leader_id == mid, member.awaiting_join is not None,
-                              member.awaiting_sync is not None, member.is_new, mid in group.pending_sync_members,
-                              watches.get(mid, 0)))
+            out[mid] = Slot(MEMBER, group.leader_id == mid, member.awaiting_join is not None,
+                            member.awaiting_sync is not None, member.is_new, mid in group.pending_sync_members,
+                            watches.get(mid, 0))
         else:
-            slots.append(Slot(PENDING if mid in group.pending_members else ABSENT, watch=watches.get(mid, 0)))
-    return slots
+            out[mid] = Slot(PENDING if mid in group.pending_members else ABSENT, watch=watches.get(mid, 0))
+    return out
+
+
+def abstract_slots(coord: GroupCoordinator, group: GroupMetadata) -> list[Slot]:
+    return list(slots_by_id(coord, group).values())
 
 
 def abstract(coord: GroupCoordinator, group_id: str, members: int | None = None) -> State:
@@ -77,4 +81,4 @@ def model_scope(coord: GroupCoordinator, members: int) -> Scope:
                  initial_delay=coord.config.group_initial_rebalance_delay_ms > 0, max_appends=1 << 30, unload=True)
 
 
-__all__ = ["abstract", "abstract_slots", "model_scope", "ABSENT"]
+__all__ = ["abstract", "abstract_slots", "slots_by_id", "model_scope", "ABSENT"]

@@ -53,7 +53,7 @@ def run_states(run: CheckedRun) -> set[State]:
 
 
 def _state(run: CheckedRun) -> State:
-    return unpadded(run.refinement.capture()) if run.refinement is not None else State()
+    return unpadded(run.refinement.capture().state) if run.refinement is not None else State()
 
 
 @dataclass

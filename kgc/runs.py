@@ -56,7 +56,7 @@ class CheckedRun:
     def step(self, action: Action) -> list[Violation]:
         world = self.world
         # the state before was abstracted when it was reached (a state that could not be ended the run)
-        before = self.refinement.capture() if self.refinement else None
+        before = self.refinement.capture(action) if self.refinement else None
         try:
             found = undocumented(world.profile.name, world.steps, self.checker.step(action))
         except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a finding

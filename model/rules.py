@@ -11,6 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
+from model.outputs import (ERROR_NO_ID, FOLLOWER, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, JOIN_OP,
+                           LEADER_LIST, NEW, NEW_MEMBER, NONE_GEN, PENDING_OP, REBALANCE, SESSION, SYNC_OP, Answer, Arm,
+                           Outputs)
 from model.profiles import ModelProfile
 from model.state import (ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, COMPLETING, EMPTY, FREE,
                          INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING, Scope, Slot, State)
@@ -29,6 +32,9 @@ class W:
     slots: list[Slot] = field(default_factory=list)
     deferred: bool = True       # the scope's log appends complete later
     initial_delay: bool = True  # group.initial.rebalance.delay.ms > 0
+    answers: list[Answer] = field(default_factory=list)   # what this step answered so far (model/outputs.py)
+    arms: list[Arm] = field(default_factory=list)         # the timers it armed that are still armed
+    detail: str = ""            # CompleteAppend: the raw append error the store callback maps
 
     @staticmethod
     def of(s: State, scope: Scope) -> "W":
@@ -37,7 +43,23 @@ class W:
 
     def copy(self) -> "W":
         return W(self.group, self.join_op, self.sync_op, list(self.appends), self.fresh, self.nma, list(self.slots),
-                 self.deferred, self.initial_delay)
+                 self.deferred, self.initial_delay, list(self.answers), list(self.arms), self.detail)
+
+    def answer(self, i: int, api: str, error: str, generation: str = "-", shape: str = "-") -> "W":
+        self.answers.append(Answer(i, api, error, generation, shape))
+        return self
+
+    def arm(self, op: str, i: int, source: str) -> "W":
+        self.arms.append(Arm(op, i, source))
+        return self
+
+    def disarm(self, op: str, i: int = -1) -> "W":
+        """Ops armed earlier in this step complete (or are cancelled) before the step ends."""
+        self.arms = [a for a in self.arms if not (a.op == op and a.slot == i)]
+        return self
+
+    def outputs(self) -> Outputs:
+        return Outputs(tuple(sorted(self.answers)), tuple(sorted(self.arms)))
 
     def set(self, i: int, **kw: object) -> "W":
         self.slots[i] = replace(self.slots[i], **kw)   # type: ignore[arg-type]
@@ -63,23 +85,35 @@ def each(ws: Ws, fn: Callable[[W], Ws]) -> Ws:
 
 
 # -- liveness ------------------------------------------------------------------------------------
-def reschedule(p: ModelProfile, w: W, i: int) -> Ws:
-    """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6)."""
+def reschedule(p: ModelProfile, w: W, i: int, source: str = SESSION) -> Ws:
+    """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6); the new op's delay is ``source``."""
     s = w.slots[i]
     awaiting = s.awaiting_join or s.awaiting_sync
     if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
-        return [w.set(i, watch=1 if s.is_new or not awaiting else 0)]
+        w.disarm(HEARTBEAT_OP, i)
+        survives = s.is_new or not awaiting
+        if survives:
+            w.arm(HEARTBEAT_OP, i, source)
+        return [w.set(i, watch=1 if survives else 0)]
     if awaiting:           # E0: keep-alive holds, so old ops and the new op all complete
-        return [w.set(i, watch=0)]
+        return [w.disarm(HEARTBEAT_OP, i).set(i, watch=0)]
     if not s.watch:
-        return [w.set(i, watch=1)]
+        return [w.arm(HEARTBEAT_OP, i, source).set(i, watch=1)]
     # E0: older ops complete unless this falls in their millisecond (strict '>', SPEC.md §2)
-    return [w.copy().set(i, watch=1), w.set(i, watch=min(s.watch + 1, MANY))]
+    return [w.copy().disarm(HEARTBEAT_OP, i).arm(HEARTBEAT_OP, i, source).set(i, watch=1),
+            w.arm(HEARTBEAT_OP, i, source).set(i, watch=min(s.watch + 1, MANY))]
 
 
-def remove(w: W, i: int, complete_ops: bool) -> Ws:
-    """group.remove: the slot empties; a removed leader is replaced by any remaining member."""
+def remove(p: ModelProfile, w: W, i: int, complete_ops: bool) -> Ws:
+    """group.remove: the slot empties; a removed leader is replaced by any remaining member.
+
+    removeMemberAndUpdateGroup answers a parked JoinGroup UNKNOWN_MEMBER_ID with member id "" [2.2.0+,
+    SPEC.md §3.4]; a parked SyncGroup of the removed member is never answered."""
     was_leader = w.slots[i].leader
+    if w.slots[i].awaiting_join and p.removal_answers_parked_join:
+        w.answer(i, "JoinGroup", "UNKNOWN_MEMBER_ID", NONE_GEN, ERROR_NO_ID)
+    if complete_ops:
+        w.disarm(HEARTBEAT_OP, i)
     w.slots[i] = replace(FREE, watch=0 if complete_ops else w.slots[i].watch)
     if not was_leader:
         return [w]
@@ -92,9 +126,11 @@ def add_member(p: ModelProfile, w: W, i: int) -> Ws:
     """addMemberAndRebalance (SPEC.md §3.1)."""
     if w.group == PREPARING and w.fresh and p.initial_delay:
         w.nma = True
+    if w.slots[i].status == PENDING:      # the pending-member op completes once the id is a member (§4.7)
+        w.disarm(PENDING_OP, i)
     w.set(i, status=MEMBER, awaiting_join=True, is_new=p.new_member_timeout,
           leader=not w.members(), watch=w.slots[i].watch)
-    ws = reschedule(p, w, i) if p.new_member_timeout else [w.set(i, watch=0)]
+    ws = reschedule(p, w, i, NEW_MEMBER) if p.new_member_timeout else [w.set(i, watch=0)]
     return each(ws, lambda x: maybe_prepare(p, x))
 
 
@@ -108,8 +144,9 @@ def prepare(p: ModelProfile, w: W) -> Ws:
     if w.group == COMPLETING:
         w.leave_completing()
         for i in w.members():
-            if w.slots[i].awaiting_sync:
-                ws = each(ws, lambda x, i=i: reschedule(p, x.set(i, awaiting_sync=False), i))
+            if w.slots[i].awaiting_sync:   # parked SyncGroups get REBALANCE_IN_PROGRESS (SPEC.md §3.1)
+                ws = each(ws, lambda x, i=i: reschedule(
+                    p, x.answer(i, "SyncGroup", "REBALANCE_IN_PROGRESS").set(i, awaiting_sync=False), i))
     return each(ws, lambda x: _arm_join(p, x))
 
 
@@ -117,15 +154,18 @@ def _arm_join(p: ModelProfile, w: W) -> Ws:
     initial = w.group == EMPTY and p.initial_delay
     if p.delayed_sync:
         w.sync_op = False
+        w.disarm(SYNC_OP)
         w.slots = [replace(s, pending_sync=False) for s in w.slots]
     w.group = PREPARING
     if initial and w.initial_delay:
         w.join_op = INITIAL_JOIN
+        w.arm(INITIAL_JOIN_OP, -1, INITIAL)
         return [w]
     if initial:   # a zero delay fires at creation; an extension of delay 0 fires too, then the join completes
         w.nma = False
         return complete_join(p, w)
     w.join_op = JOIN
+    w.arm(JOIN_OP, -1, REBALANCE)
     if not w.members():   # the rebalance timeout of no members is 0: the op fires at creation
         return complete_join(p, w)
     return check_join(p, w)
@@ -146,9 +186,10 @@ def check_join(p: ModelProfile, w: W) -> Ws:
 def complete_join(p: ModelProfile, w: W) -> Ws:
     """onCompleteJoin (SPEC.md §4.4): remove members that did not rejoin, then a new generation."""
     w.join_op = NO_JOIN
+    w.disarm(JOIN_OP).disarm(INITIAL_JOIN_OP)
     ws = [w]
     for i in [i for i in w.members() if not w.slots[i].awaiting_join]:
-        ws = each(ws, lambda x, i=i: remove(x, i, complete_ops=p.removal_completes_ops))
+        ws = each(ws, lambda x, i=i: remove(p, x, i, complete_ops=p.removal_completes_ops))
     return each(ws, lambda x: _next_generation(p, x))
 
 
@@ -159,7 +200,7 @@ def _next_generation(p: ModelProfile, w: W) -> Ws:
     if not members and p.emptied_group_dies:   # E0: the group dies and leaves the cache
         # the dead group's ops are inert from now on: its slots' watches are no longer this group's
         return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
-                  w.initial_delay)]
+                  w.initial_delay, w.answers, [], w.detail)]
     if not members:
         w.group = EMPTY
         if w.deferred:
@@ -172,11 +213,13 @@ def _next_generation(p: ModelProfile, w: W) -> Ws:
     if p.delayed_sync:
         for x in ws:
             x.sync_op = True
+            x.arm(SYNC_OP, -1, REBALANCE)
     return ws
 
 
 def _answer_join(p: ModelProfile, w: W, i: int) -> Ws:
     """Join response, then reschedule with the session timeout, then clear isNew (that order)."""
+    w.answer(i, "JoinGroup", "NONE", NEW, LEADER_LIST if w.slots[i].leader else FOLLOWER)
     w.set(i, awaiting_join=False, pending_sync=p.delayed_sync)
     return [x.set(i, is_new=False) for x in reschedule(p, w, i)]
 

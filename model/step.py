@@ -19,8 +19,10 @@ UnloadGroup, LoadGroup the partition emigrates (the group dies, parked requests 
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Mapping
 
+from model.outputs import (CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP,
+                           LEADER_LIST, NONE_GEN, PENDING_OP, SESSION, SYNC_OP, Outputs, store_error)
 from model.profiles import ModelProfile, get_model_profile
 from model.rules import (W, Ws, add_member, check_join, complete_join, each, maybe_prepare, prepare, remove,
                          reschedule)
@@ -37,6 +39,7 @@ def _join_new(p: ModelProfile, w: W, i: int) -> Ws:
 def _join_new_pending(p: ModelProfile, w: W, i: int) -> Ws:
     if w.group == ABSENT_GROUP:
         w.group, w.fresh, w.nma = p.created_state, True, False
+    w.answer(i, "JoinGroup", "MEMBER_ID_REQUIRED", NONE_GEN, ERROR_ID).arm(PENDING_OP, i, SESSION)
     return [w.set(i, status=PENDING, watch=1)]   # its pending-member expiration is armed
 
 
@@ -48,7 +51,9 @@ def _join_known(p: ModelProfile, w: W, i: int) -> Ws:
         return check_join(p, w.set(i, awaiting_join=True))
     if w.group == STABLE and slot.leader:   # the leader's JoinGroup always rebalances
         return each(prepare(p, w.set(i, awaiting_join=True)), lambda x: check_join(p, x))
-    return [w]   # unchanged metadata in CompletingRebalance/Stable: answered with the current generation
+    # unchanged metadata in CompletingRebalance/Stable: answered with the current generation, the member
+    # list only for the leader (SPEC.md §3.1 J5b)
+    return [w.answer(i, "JoinGroup", "NONE", CURRENT, LEADER_LIST if slot.leader else FOLLOWER)]
 
 
 def _join_changed(p: ModelProfile, w: W, i: int) -> Ws:
@@ -67,16 +72,17 @@ def _sync(p: ModelProfile, w: W, i: int) -> Ws:
             ws = each(ws, lambda x: _append(p, x))
         return ws
     if w.group == STABLE:
-        w.set(i, pending_sync=False)
+        w.answer(i, "SyncGroup", "NONE").set(i, pending_sync=False)
         _settle_sync_op(w)
         return reschedule(p, w, i)
-    return [w]   # PreparingRebalance: REBALANCE_IN_PROGRESS
+    return [w.answer(i, "SyncGroup", "REBALANCE_IN_PROGRESS")]   # PreparingRebalance (SPEC.md §3.2)
 
 
 def _settle_sync_op(w: W) -> None:
     """A SyncGroup re-checks GroupSyncKey: the DelayedSync completes once everyone synced."""
     if w.sync_op and not any(s.pending_sync for s in w.slots):
         w.sync_op = False
+        w.disarm(SYNC_OP)
 
 
 def _append(p: ModelProfile, w: W) -> Ws:
@@ -89,9 +95,10 @@ def _append(p: ModelProfile, w: W) -> Ws:
 def _store(p: ModelProfile, w: W, ok: bool) -> Ws:
     """The store callback of an append for the current generation (still CompletingRebalance)."""
     ws = [w]
+    error = "NONE" if ok else store_error(w.detail)
     for i in w.members():
         if w.slots[i].awaiting_sync:
-            ws = each(ws, lambda x, i=i: reschedule(p, x.set(i, awaiting_sync=False), i))
+            ws = each(ws, lambda x, i=i: reschedule(p, x.answer(i, "SyncGroup", error).set(i, awaiting_sync=False), i))
     if ok:
         for x in ws:
             x.leave_completing()
@@ -100,17 +107,20 @@ def _store(p: ModelProfile, w: W, ok: bool) -> Ws:
     return each(ws, lambda x: maybe_prepare(p, x))
 
 
-def _liveness(resets: Callable[[ModelProfile], frozenset[str]]) -> Callable[[ModelProfile, W, int], Ws]:
+def _liveness(api: str, resets: Callable[[ModelProfile], frozenset[str]],
+              answers: Callable[[ModelProfile], Mapping[str, str]]) -> Callable[[ModelProfile, W, int], Ws]:
     def handle(p: ModelProfile, w: W, i: int) -> Ws:
+        w.answer(i, api, answers(p)[w.group])
         return reschedule(p, w, i) if w.group in resets(p) else [w]
     return handle
 
 
 def _leave(p: ModelProfile, w: W, i: int) -> Ws:
-    if w.slots[i].status == PENDING:
-        w.set(i, status=ABSENT, watch=0)
+    w.answer(i, "LeaveGroup", "NONE")
+    if w.slots[i].status == PENDING:   # the pending id is dropped and its op completes (SPEC.md §3.4)
+        w.disarm(PENDING_OP, i).set(i, status=ABSENT, watch=0)
         return check_join(p, w)
-    return each(remove(w, i, complete_ops=True), lambda x: _after_removal(p, x))
+    return each(remove(p, w, i, complete_ops=True), lambda x: _after_removal(p, x))
 
 
 def _after_removal(p: ModelProfile, w: W) -> Ws:
@@ -137,13 +147,14 @@ def _on_expire(p: ModelProfile, w: W, i: int) -> Ws:
     keep = awaiting and not (p.satisfied_flag and slot.is_new)
     if keep:
         return [w]
-    return each(remove(w, i, complete_ops=p.removal_completes_ops), lambda x: _after_removal(p, x))
+    return each(remove(p, w, i, complete_ops=p.removal_completes_ops), lambda x: _after_removal(p, x))
 
 
 def _expire_join(p: ModelProfile, w: W) -> Ws:
     if w.join_op == INITIAL_JOIN and w.nma:   # extend while new members keep arriving, if time remains
         extended = w.copy()
         extended.nma = False
+        extended.arm(INITIAL_JOIN_OP, -1, INITIAL)
         return [extended] + complete_join(p, w)
     return complete_join(p, w)
 
@@ -155,22 +166,34 @@ def _expire_sync(p: ModelProfile, w: W) -> Ws:
         return [w]
     ws = [w]
     for i in laggards:   # members that never sent SyncGroup within the rebalance timeout
-        ws = each(ws, lambda x, i=i: remove(x, i, complete_ops=True))
+        ws = each(ws, lambda x, i=i: remove(p, x, i, complete_ops=True))
     return each(ws, lambda x: prepare(p, x))
 
 
-def _simple_commit(p: ModelProfile, w: W) -> Ws:
-    """A generation -1 commit to an absent group creates it Empty (2.x+); otherwise nothing changes."""
+def _simple_commit(p: ModelProfile, w: W, i: int = -1) -> Ws:
+    """A generation -1 commit from a non-member: an absent group is created Empty (2.x+) and the offsets
+    stored; an Empty group stores them; any other group does not know the member (SPEC.md §3.5)."""
     if w.group == ABSENT_GROUP and p.commit_creates_group:
         w.group, w.fresh, w.nma = EMPTY, True, False
-    return [w]
+        return [w.answer(i, "OffsetCommit", "NONE")]
+    if w.group in (ABSENT_GROUP, EMPTY):
+        return [w.answer(i, "OffsetCommit", "NONE")]
+    if p.commit_state_first and w.group == COMPLETING:
+        return [w.answer(i, "OffsetCommit", "REBALANCE_IN_PROGRESS")]
+    return [w.answer(i, "OffsetCommit", "UNKNOWN_MEMBER_ID")]
 
 
 def _unload(p: ModelProfile, w: W) -> Ws:
-    """onGroupUnloaded: the cached group dies; its ops and appends are inert for the new one."""
+    """onGroupUnloaded: the cached group dies; its ops and appends are inert for the new one. Parked
+    JoinGroups (PreparingRebalance) and SyncGroups (Stable, CompletingRebalance) get NOT_COORDINATOR (§3.7)."""
+    for i, slot in enumerate(w.slots):
+        if slot.awaiting_join and w.group == PREPARING:
+            w.answer(i, "JoinGroup", "NOT_COORDINATOR", NONE_GEN, ERROR_ID)
+        if slot.awaiting_sync and w.group in (STABLE, COMPLETING):
+            w.answer(i, "SyncGroup", "NOT_COORDINATOR")
     w.leave_completing()
     return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
-              w.initial_delay)]
+              w.initial_delay, w.answers, [], w.detail)]
 
 
 def _load(p: ModelProfile, w: W) -> Ws:
@@ -185,6 +208,8 @@ def _load(p: ModelProfile, w: W) -> Ws:
         x.group, x.fresh = STABLE, False
         x.slots = [replace(FREE, status=MEMBER, leader=i == 0, watch=1) if i < k else FREE
                    for i in range(len(w.slots))]
+        for i in range(k):   # every loaded member gets a fresh session (SPEC.md §3.7)
+            x.arm(HEARTBEAT_OP, i, SESSION)
         out.append(x)
     return out
 
@@ -197,8 +222,10 @@ def _complete_append(p: ModelProfile, w: W, ok: bool) -> Ws:
 SLOT_ACTIONS: dict[str, Callable[[ModelProfile, W, int], Ws]] = {
     "JoinGroup/new": _join_new, "JoinGroup/new-pending": _join_new_pending, "JoinGroup/known": _join_known,
     "JoinGroup/changed": _join_changed,
-    "SyncGroup": _sync, "Heartbeat": _liveness(lambda p: p.heartbeat_resets),
-    "OffsetCommit": _liveness(lambda p: p.commit_resets), "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
+    "SyncGroup": _sync,
+    "Heartbeat": _liveness("Heartbeat", lambda p: p.heartbeat_resets, lambda p: p.heartbeat_answers),
+    "OffsetCommit": _liveness("OffsetCommit", lambda p: p.commit_resets, lambda p: p.commit_answers),
+ "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
 }
 
 
@@ -238,36 +265,105 @@ def enabled(state: State, profile: str | ModelProfile, scope: Scope) -> list[Abs
     return out
 
 
+def _apply(p: ModelProfile, w: W, action: AbstractAction) -> Ws:
+    if action.kind in REQUEST_CELLS_KINDS and (action.arg or not _valid_requester(w, action)):
+        answered = _refused(p, w, action)
+        if answered is not None:
+            return answered
+    if action.kind in SLOT_ACTIONS:
+        return SLOT_ACTIONS[action.kind](p, w, action.slot)
+    if action.kind == "ExpireJoin":
+        return _expire_join(p, w)
+    if action.kind == "ExpireSync":
+        return _expire_sync(p, w)
+    if action.kind == "CompleteAppend":
+        return _complete_append(p, w, action.arg == "ok")
+    if action.kind == "OffsetCommit/simple":
+        return _simple_commit(p, w, action.slot)
+    if action.kind == "UnloadGroup":
+        return _unload(p, w)
+    if action.kind == "LoadGroup":
+        return _load(p, w)
+    raise ValueError(f"unknown abstract action {action}")
+
+
 def step(state: State, action: AbstractAction, profile: str | ModelProfile, scope: Scope) -> tuple[State, ...]:
     """The canonical successors of ``state`` under ``action`` (sorted, without duplicates).
 
     Successors with more pending appends than ``scope.max_appends`` are cut off: the graph of a
     scope is truncated there, and says so in its manifest.
     """
+    return tuple(sorted({t for t, _ in outcomes(state, action, profile, scope)}, key=State.short))
+
+
+def outcomes(state: State, action: AbstractAction, profile: str | ModelProfile, scope: Scope,
+             detail: str = "") -> tuple[tuple[State, Outputs], ...]:
+    """Every (successor, outputs) pair of ``action`` in ``state``: what the coordinator must answer and
+    which timers it leaves armed (model/outputs.py), slots numbered as in ``state``. ``detail`` is the raw
+    append error of a failed CompleteAppend."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     w = W.of(state, scope)
-    if action.kind in SLOT_ACTIONS:
-        ws = SLOT_ACTIONS[action.kind](p, w, action.slot)
-    elif action.kind == "ExpireJoin":
-        ws = _expire_join(p, w)
-    elif action.kind == "ExpireSync":
-        ws = _expire_sync(p, w)
-    elif action.kind == "CompleteAppend":
-        ws = _complete_append(p, w, action.arg == "ok")
-    elif action.kind == "OffsetCommit/simple":
-        ws = _simple_commit(p, w)
-    elif action.kind == "UnloadGroup":
-        ws = _unload(p, w)
-    elif action.kind == "LoadGroup":
-        ws = _load(p, w)
-    else:
-        raise ValueError(f"unknown abstract action {action}")
-    out = {x.freeze() for x in ws if len(x.appends) <= scope.max_appends}
-    return tuple(sorted(out, key=State.short))
+    w.detail = detail
+    out = {(x.freeze(), x.outputs()) for x in _apply(p, w, action) if len(x.appends) <= scope.max_appends}
+    return tuple(sorted(out, key=lambda o: (o[0].short(), str(o[1]))))
+
+
+# -- requests the coordinator refuses (SPEC.md §3.0, §3.8): an answer and no state change ------------
+#: request cells a labelled step can carry in AbstractAction.arg (the graph's own actions carry none):
+#:   not-coordinator / loading   the pre-check fails (the partition emigrated / is still loading)
+#:   bad-session                 JoinGroup: session timeout outside the broker's bounds (J2)
+#:   bad-protocol                JoinGroup to an existing group: protocol type/names not supported (§3.6)
+#:   stale                       a member's SyncGroup/Heartbeat/OffsetCommit with another generation
+#: and a request whose slot is not a member (nor, for JoinGroup/LeaveGroup, a pending id) is from an
+#: unknown member id.
+REQUEST_CELLS_KINDS = frozenset({"JoinGroup/known", "JoinGroup/changed", "JoinGroup/new", "JoinGroup/new-pending",
+                                 "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup", "OffsetCommit/simple"})
+_API = {"JoinGroup/known": "JoinGroup", "JoinGroup/changed": "JoinGroup", "JoinGroup/new": "JoinGroup",
+        "JoinGroup/new-pending": "JoinGroup", "OffsetCommit/simple": "OffsetCommit"}
+
+
+def _valid_requester(w: W, action: AbstractAction) -> bool:
+    if action.kind in ("JoinGroup/new", "JoinGroup/new-pending", "OffsetCommit/simple"):
+        return True
+    status = w.slots[action.slot].status
+    return status == MEMBER or (status == PENDING and action.kind in ("JoinGroup/known", "LeaveGroup"))
+
+
+def _refused(p: ModelProfile, w: W, action: AbstractAction) -> Ws | None:
+    """The error answer of a refused request, in SPEC.md's order of checks; None = not refused here."""
+    api, i, cell = _API.get(action.kind, action.kind), action.slot, action.arg
+    join_shape = ERROR_ID if action.kind in ("JoinGroup/known", "JoinGroup/changed") else ERROR_NO_ID
+
+    def refuse(error: str) -> Ws:
+        if api == "JoinGroup":
+            return [w.answer(i, api, error, NONE_GEN, join_shape)]
+        return [w.answer(i, api, error)]
+
+    if cell == "not-coordinator":
+        return refuse("NOT_COORDINATOR")
+    if cell == "loading":
+        return refuse(p.loading_answers[api])
+    if cell == "bad-session":
+        return refuse("INVALID_SESSION_TIMEOUT")
+    if cell == "bad-protocol":   # J5a/J5b step 2, before the member id is looked at (§3.1, §3.6)
+        return refuse("INCONSISTENT_GROUP_PROTOCOL")
+    if api == "JoinGroup":
+        return None if _valid_requester(w, action) else refuse("UNKNOWN_MEMBER_ID")
+    if w.group == ABSENT_GROUP:
+        return refuse("ILLEGAL_GENERATION" if api == "OffsetCommit" else "UNKNOWN_MEMBER_ID")
+    if api == "Heartbeat" and p.heartbeat_state_first and w.group != STABLE:
+        return refuse(p.heartbeat_answers[w.group])
+    if api == "OffsetCommit" and p.commit_state_first and w.group == COMPLETING:
+        return refuse("REBALANCE_IN_PROGRESS")
+    if not _valid_requester(w, action):
+        return refuse("UNKNOWN_MEMBER_ID")
+    if cell == "stale":
+        return refuse("ILLEGAL_GENERATION")
+    return None
 
 
 def successors(state: State, profile: str | ModelProfile, scope: Scope) -> list[tuple[AbstractAction, State]]:
     return [(a, t) for a in enabled(state, profile, scope) for t in step(state, a, profile, scope)]
 
 
-__all__ = ["enabled", "step", "successors", "JOIN", "INITIAL_JOIN"]
+__all__ = ["enabled", "step", "outcomes", "successors", "JOIN", "INITIAL_JOIN"]

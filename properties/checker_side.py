@@ -21,6 +21,7 @@ from typing import Any
 
 from core.actions import Action
 from core.trace import Violation
+from harness.labels import Before
 from harness.refinement import NonRefiningStep, RefinementChecker
 from model.state import State
 from properties.catalog import Witness, always_step, message
@@ -52,7 +53,8 @@ def unobservable(stage: str, exc: BaseException, step_index: int) -> Violation:
     return Violation(OBSERVES, step_index, message(OBSERVES, CLAIM, witness), witness=witness)
 
 
-def verify_step(refinement: RefinementChecker, before: State, action: Action, step_index: int) -> list[Violation]:
+def verify_step(refinement: RefinementChecker, before: Before | State, action: Action,
+                step_index: int) -> list[Violation]:
     """``refinement.verify`` as violations: a step the model does not allow is ``refines-the-abstract-model``,
     any other exception (the abstraction or the model raising on the state after) is ``unobservable``."""
     try:

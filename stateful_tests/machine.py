@@ -110,7 +110,7 @@ class CoordinatorMachine(RuleBasedStateMachine):
     def take(self, family: str, data: st.DataObject) -> None:
         assert self.world is not None
         action = data.draw(st.sampled_from(self.candidates(family)), label=family)
-        before = self.refinement.capture()
+        before = self.refinement.capture(action)
         world = self.world
         try:
             found = undocumented(world.profile.name, world.steps, self.checker.step(action))

@@ -54,6 +54,9 @@ class Before:
     group: object = None                  # the cached group object before the step
     action: Action | None = None          # the action the capture was taken for (None: states only)
     protocol_type: str | None = None      # the group's recorded protocol type
+    #: a real client's request the model has no action for — a batch LeaveGroup of several identities, or
+    #: static membership (outside this reference): its states are still checked, its outputs are not
+    unlabelled: bool = False
 
 
 def capture(world: World, action: Action | None = None) -> Before:
@@ -81,7 +84,8 @@ def rebase(base: Before, world: World, action: Action) -> Before:
     """``base`` (captured with no action on an equal world) for ``action`` on ``world`` as it is now: the
     values are shared, the object references (group, timer task, request) are read from ``world``."""
     fresh = capture_refs(world, action)
-    return replace(base, action=action, group=fresh.group, fired=fresh.fired, request=fresh.request)
+    return replace(base, action=action, group=fresh.group, fired=fresh.fired, request=fresh.request,
+                   unlabelled=fresh.unlabelled)
 
 
 def capture_refs(world: World, action: Action) -> Before:
@@ -98,7 +102,14 @@ def _take_action(world: World, before: Before, action: Action) -> None:
         before.request = world.net.requests.get((action.client, action.arg))   # type: ignore[arg-type]
     elif action.kind == "Receive":
         wire = WireRequest.from_payload(str(action.arg))
-        before.request = wire.request(action.client) if wire.group_id == world.group_id else None
+        if wire.group_id != world.group_id:
+            return
+        req = wire.request(action.client)
+        if wire.api == "LeaveGroup" and len(wire.members) == 1:   # LeaveGroup v3+: the identity is in the list
+            req = replace(req, member_id=wire.members[0][0])
+        before.request = req
+        before.unlabelled = (len(wire.members) > 1 or wire.group_instance_id is not None
+                             or any(instance is not None for _, instance in wire.members))
 
 
 def _requester_slot(state: State, value: Slot) -> int:
@@ -259,6 +270,8 @@ def mismatch(world: World, before: Before, action: Action, after: State | None =
              ) -> tuple[AbstractAction | None, str | None]:
     """The step's label, and None if the model has a transition for it with these outputs — else why not.
     ``after``: the abstract state after the step when the caller has it already."""
+    if before.unlabelled:
+        return None, None
     raw_after = after if after is not None else abstract(world.coord, world.group_id)
     width = max(len(before.state.slots), len(raw_after.slots)) + 1
     b = padded(before.state, width)

@@ -111,6 +111,7 @@ def test_machine_phase_returns_one_counterexample_when_hypothesis_finds_several(
     assert trace is not None and trace.violation is not None and trace.mutant == "leader-not-reelected"
 
 
+@pytest.mark.slow     # two whole reference gates (~40 s); test_coverage.py checks the numbers' determinism per seed
 def test_a_reference_run_writes_the_same_coverage_bytes_twice(tmp_path: Path) -> None:
     """Coverage numbers and the uncovered-edge listing derive from the seed alone: two processes with
     different hash seeds (set and dict orders) write the same bytes."""

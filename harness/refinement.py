@@ -62,7 +62,8 @@ class RefinementChecker:
     def verify(self, captured: Before | State, action: Action) -> None:
         """Check the step the world just took from ``captured`` (``capture``; a bare State checks states only)."""
         raw_before = captured.state if isinstance(captured, Before) else captured
-        before, label, after = model_edge(self.profile, self.world.coord, raw_before, self._abstract())
+        raw_after = self._abstract()
+        before, label, after = model_edge(self.profile, self.world.coord, raw_before, raw_after)
         self.coverage.steps += 1
         step = len(self.world.steps) - 1
         if after != before and label is None:
@@ -74,7 +75,7 @@ class RefinementChecker:
         labelled = isinstance(captured, Before) and captured.action is not None and self.labelled
         if labelled and not self.world.coord.errors:
             assert isinstance(captured, Before)
-            _, why = mismatch(self.world, captured, action)
+            _, why = mismatch(self.world, captured, action, raw_after)
             if why is not None:
                 raise NonRefiningStep(f"step {step}: {why} (profile {self.world.profile.name})", before, after,
                                       self.world.trace("refinement"))

@@ -14,6 +14,7 @@ from typing import Callable, Sequence
 from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure
 from explore.directed import DirectedResult, Runs, directed_search
 from explore.space import unpadded
+from harness.abstraction import abstract
 from harness.refinement import RefinementChecker
 from harness.scope import Scope
 from harness.world import World
@@ -53,7 +54,7 @@ def run_states(run: CheckedRun) -> set[State]:
 
 
 def _state(run: CheckedRun) -> State:
-    return unpadded(run.refinement.capture().state) if run.refinement is not None else State()
+    return unpadded(abstract(run.world.coord, run.world.group_id)) if run.refinement is not None else State()
 
 
 @dataclass

@@ -66,7 +66,7 @@ from model.state import FREE, AbstractAction, State
 from properties.catalog import Monitor, Property, for_profile
 from properties.check import check_world_step, initial_violations
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
-from properties.findings import AFTER_ILLEGAL_STATE
+from properties.findings import excused_after_illegal_state
 from properties.observation import Observation, observe, observe_after
 
 __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
@@ -176,7 +176,7 @@ class Expander:
         self.checked = tuple(p for p in props if p.kind != "sometimes")
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in props if p.kind == "eventually_within"}
-        self._excused = {p for p, profile in AFTER_ILLEGAL_STATE if profile == spec.profile}
+        self._excused = excused_after_illegal_state(spec.profile)
         # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
+from model.releases import UnknownReleaseError, fact, version
+
 JOINED, SYNCED, OK, IGNORE, REJOIN = "JOINED", "SYNCED", "OK", "IGNORE", "REJOIN"
 RESET_GENERATION, RESET_MEMBER_ID, STORE_MEMBER_ID, FATAL = (
     "RESET_GENERATION", "RESET_MEMBER_ID", "STORE_MEMBER_ID", "FATAL")
@@ -132,17 +134,16 @@ CLIENT_VERSIONS: Mapping[str, ClientVersion] = MappingProxyType(
 def client_version_for(profile_name: str) -> ClientVersion:
     """The consumer generation that talks to a coordinator of release ``profile_name``.
 
-    Cut points: JoinGroup v4 from 2.2, KAFKA-9823 and COMPLETING_REBALANCE heartbeats from
-    2.6.1/2.7, KAFKA-13419 from 3.2 (SPEC.md §7). Releases before 2.2 get the 0.10 client.
+    Cut points are the client facts of model/releases.py: JoinGroup v4 from 2.2, KAFKA-9823 and
+    COMPLETING_REBALANCE heartbeats from 2.6, KAFKA-13419 from 3.2 (SPEC.md §7). Releases before
+    2.2 get the 0.10 client.
     """
     try:
-        major, minor = (int(p) for p in profile_name.split(".")[:2])
-    except ValueError:
-        raise ValueError(f"cannot read a Kafka release from profile name {profile_name!r}; "
-                         "expected a name like '3.9' or '0.10.0'.") from None
-    release = (major, minor)
-    if release < (2, 2):
+        version(profile_name)
+    except UnknownReleaseError as e:
+        raise ValueError(str(e)) from None
+    if not fact("client-join-group-v4", profile_name):
         return CLIENT_0_10
-    if release < (2, 6):
+    if not fact("client-generation-guard", profile_name):
         return CLIENT_2_4
-    return CLIENT_2_7 if release < (3, 2) else CLIENT_3_X
+    return CLIENT_3_X if fact("client-keeps-member-id", profile_name) else CLIENT_2_7

@@ -16,6 +16,7 @@ from typing import Callable
 from core.actions import Action
 from core.trace import Trace
 from harness.client_versions import client_version_for
+from model.releases import RUNNABLE, profiles_where, unless
 from harness.scope import Scope
 from harness.world import World
 
@@ -33,7 +34,7 @@ class Scenario:
     roles: str                       # which client plays which consumer of the seed
     script: tuple[Instr, ...]
     clients: int = 3
-    profiles: tuple[str, ...] = ("0.10.0", "3.9")
+    profiles: tuple[str, ...] = RUNNABLE   # the runnable releases it runs on (model/releases.py)
     scope: Scope = field(default_factory=Scope)
 
 
@@ -299,7 +300,7 @@ SCENARIOS: tuple[Scenario, ...] = (
          ("call", 0, "SyncGroup"), ("call", 1, "SyncGroup"), ("wait", 5000), ("call", 0, "Heartbeat"),
          ("tick",), ("fire",), ("call", 0, "Heartbeat"), ("request", 0, "JoinGroup"), ("respond", 0, "JoinGroup"),
          ("fire",)),
-        clients=2, profiles=("0.10.0",), scope=_scope()),
+        clients=2, profiles=profiles_where(unless("heartbeat-satisfied-flag")), scope=_scope()),
 )
 
 BY_NAME: dict[str, Scenario] = {s.name: s for s in SCENARIOS}

@@ -1,7 +1,8 @@
 """The model's own release profiles: only the differences that change abstract transitions.
 
 Independent of impl/ by design (the model is the spec the coordinator must refine); a test
-checks that the two agree where they describe the same switch.
+checks that the two agree where they describe the same switch. Every switch is read from the
+release facts of model/releases.py, so a profile is derived, never written out per release.
 """
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Mapping
 
+from model.releases import RUNNABLE, fact
 from model.state import COMPLETING, EMPTY, PREPARING, STABLE
 
 
@@ -49,44 +51,88 @@ class ModelProfile:
         return state in self.previous[PREPARING]
 
 
-PREVIOUS_0_10_1 = MappingProxyType({
+DEAD = "Dead"   # not a model state (a dead group leaves the cache: Absent), but a target of §1.2
+
+#: SPEC.md §1.2 validPreviousStates, target -> allowed previous states: the 0.10.1+ column and the
+#: 0.9.0.0 one (no Empty state, no Dead self-loop); which one a release has is the "empty-state" fact
+VALID_PREVIOUS_0_10_1: Mapping[str, frozenset[str]] = MappingProxyType({
     EMPTY: frozenset({PREPARING}), PREPARING: frozenset({STABLE, COMPLETING, EMPTY}),
     COMPLETING: frozenset({PREPARING}), STABLE: frozenset({COMPLETING}),
+    DEAD: frozenset({STABLE, PREPARING, COMPLETING, EMPTY, DEAD}),
 })
-PREVIOUS_0_9 = MappingProxyType({
+VALID_PREVIOUS_0_9: Mapping[str, frozenset[str]] = MappingProxyType({
     PREPARING: frozenset({STABLE, COMPLETING}), COMPLETING: frozenset({PREPARING}),
-    STABLE: frozenset({COMPLETING}),
+    STABLE: frozenset({COMPLETING}), DEAD: frozenset({STABLE, PREPARING, COMPLETING}),
 })
+
+
+def valid_previous_states(name: str) -> Mapping[str, frozenset[str]]:
+    """SPEC.md §1.2 for release ``name``, Dead included."""
+    return VALID_PREVIOUS_0_10_1 if fact("empty-state", name) else VALID_PREVIOUS_0_9
+
+
+def _modelled(table: Mapping[str, frozenset[str]]) -> Mapping[str, frozenset[str]]:
+    """The edges among the modelled states (the model has no Dead: a dead group is Absent)."""
+    return MappingProxyType({t: prev - {DEAD} for t, prev in table.items() if t != DEAD})
+
 
 REBALANCE, LOADING = "REBALANCE_IN_PROGRESS", "COORDINATOR_LOAD_IN_PROGRESS"
 APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit")
 
-MODEL_PROFILES: Mapping[str, ModelProfile] = MappingProxyType({p.name: p for p in (
-    ModelProfile("0.10.0", created_state=STABLE, emptied_group_dies=True, previous=PREVIOUS_0_9,
-                 pending_members=False, new_member_timeout=False, initial_delay=False, delayed_sync=False,
-                 satisfied_flag=False, heartbeat_resets=frozenset({STABLE}),
-                 commit_resets=frozenset({STABLE, PREPARING}), sync_park_reschedules=True,
-                 removal_completes_ops=False, commit_creates_group=False, no_generation=0,
-                 heartbeat_answers=MappingProxyType({PREPARING: REBALANCE, COMPLETING: REBALANCE, STABLE: "NONE"}),
-                 commit_answers=MappingProxyType({PREPARING: "NONE", COMPLETING: REBALANCE, STABLE: "NONE"}),
-                 heartbeat_state_first=True, commit_state_first=True, removal_answers_parked_join=False,
-                 # ≤1.x: a loading partition is not yet owned, and "not coordinator" is checked first
-                 loading_answers=MappingProxyType({api: "NOT_COORDINATOR" for api in APIS}),
-                 empty_group_needs_protocols=False),
-    ModelProfile("3.9", created_state=EMPTY, emptied_group_dies=False, previous=PREVIOUS_0_10_1,
-                 pending_members=True, new_member_timeout=True, initial_delay=True, delayed_sync=True,
-                 satisfied_flag=True, heartbeat_resets=frozenset({STABLE, PREPARING, COMPLETING}),
-                 commit_resets=frozenset({STABLE, PREPARING}), sync_park_reschedules=False,
-                 removal_completes_ops=True, commit_creates_group=True, no_generation=-1, heartbeat_state_first=False,
-                 commit_state_first=False, removal_answers_parked_join=True,
-                 heartbeat_answers=MappingProxyType({EMPTY: "UNKNOWN_MEMBER_ID", PREPARING: REBALANCE,
-                                                     COMPLETING: "NONE", STABLE: "NONE"}),   # KAFKA-10134 (2.6.1+)
-                 commit_answers=MappingProxyType({EMPTY: "UNKNOWN_MEMBER_ID", PREPARING: "NONE", COMPLETING: REBALANCE,
-                                                  STABLE: "NONE"}),
-                 loading_answers=MappingProxyType({"JoinGroup": LOADING, "SyncGroup": REBALANCE, "Heartbeat": "NONE",
-                                                   "LeaveGroup": LOADING, "OffsetCommit": LOADING}),
-                 empty_group_needs_protocols=True),
-)})
+COMMIT_RESETS = frozenset({STABLE, PREPARING})   # §3.5: a valid commit in these states is liveness (KAFKA-3470)
+
+
+def heartbeat_answers(name: str) -> Mapping[str, str]:
+    """§3.3 table, column of release ``name`` (Dead and the member checks are answered elsewhere)."""
+    table = {PREPARING: REBALANCE, COMPLETING: "NONE" if fact("heartbeat-in-completing-rebalance", name)
+             else REBALANCE, STABLE: "NONE"}
+    return MappingProxyType({EMPTY: "UNKNOWN_MEMBER_ID", **table} if fact("empty-state", name) else table)
+
+
+def heartbeat_resets(name: str) -> frozenset[str]:
+    """§3.3 table: the states where a valid Heartbeat resets the member's heartbeat timer."""
+    return frozenset({STABLE} | ({PREPARING} if fact("heartbeat-resets-in-preparing-rebalance", name) else set())
+                     | ({COMPLETING} if fact("heartbeat-in-completing-rebalance", name) else set()))
+
+
+def _commit_answers(name: str) -> Mapping[str, str]:
+    """§3.5: a member's commit is stored in Stable/PreparingRebalance and refused in CompletingRebalance."""
+    table = {PREPARING: "NONE", COMPLETING: REBALANCE, STABLE: "NONE"}
+    return MappingProxyType({EMPTY: "UNKNOWN_MEMBER_ID", **table} if fact("empty-state", name) else table)
+
+
+def _loading_answers(name: str) -> Mapping[str, str]:
+    """§3.0 per-API remapping; before the loading check came first a loading partition is not yet owned."""
+    if not fact("loading-checked-first", name):
+        return MappingProxyType({api: "NOT_COORDINATOR" for api in APIS})
+    return MappingProxyType({"JoinGroup": LOADING, "SyncGroup": REBALANCE, "Heartbeat": "NONE",
+                             "LeaveGroup": LOADING, "OffsetCommit": LOADING})
+
+
+def model_profile(name: str) -> ModelProfile:
+    """The model profile of release ``name``, every switch read from its release facts (model/releases.py)."""
+    def has(fact_name: str) -> bool:
+        return fact(fact_name, name)
+    empty = has("empty-state")
+    return ModelProfile(
+        name, created_state=EMPTY if empty else STABLE, emptied_group_dies=not empty,
+        previous=_modelled(valid_previous_states(name)),
+        pending_members=has("pending-members"), new_member_timeout=has("new-member-timeout"),
+        initial_delay=has("initial-delayed-join"), delayed_sync=has("delayed-sync"),
+        satisfied_flag=has("heartbeat-satisfied-flag"), heartbeat_resets=heartbeat_resets(name),
+        commit_resets=COMMIT_RESETS if has("commit-is-liveness") else frozenset(),
+        sync_park_reschedules=not has("parked-sync-keeps-timer"),
+        removal_completes_ops=has("removal-completes-heartbeat"), commit_creates_group=empty,
+        no_generation=-1 if has("no-generation-is-minus-one") else 0,
+        heartbeat_answers=heartbeat_answers(name), commit_answers=_commit_answers(name),
+        heartbeat_state_first=not has("heartbeat-checks-member-first"),
+        commit_state_first=not has("commit-checks-member-first"),
+        removal_answers_parked_join=has("removal-answers-parked-join"), loading_answers=_loading_answers(name),
+        empty_group_needs_protocols=has("empty-group-needs-protocols"))
+
+
+#: the runnable releases (model/releases.py RUNNABLE); a known release becomes one by turning runnable
+MODEL_PROFILES: Mapping[str, ModelProfile] = MappingProxyType({name: model_profile(name) for name in RUNNABLE})
 
 
 def get_model_profile(name: str) -> ModelProfile:

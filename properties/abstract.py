@@ -12,18 +12,17 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+from model.releases import RUNNABLE, Predicate, all_of, everywhere, unless, when
 from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, FREE, INITIAL_JOIN, MEMBER, NO_JOIN,
                          PENDING, PREPARING, STABLE, State)
-from properties.catalog import Property, always, for_profile
+from properties.catalog import AppliesTo, Property, always, for_profile
 
 Witness = dict[str, object]
-Predicate = Callable[[State], "Witness | None"]
-E0, E5 = "0.10.0", "3.9"
-BOTH = (E0, E5)
+StatePredicate = Callable[[State], "Witness | None"]
 
 
 def invariant(name: str, *, claim: str, source: str,
-              applies_to: tuple[str, ...] = BOTH) -> Callable[[Predicate], Predicate]:
+              applies_to: AppliesTo = everywhere) -> Callable[[StatePredicate], StatePredicate]:
     """An abstract state invariant whose Z3 twin (properties/z3/invariants.py) has the same name."""
     return always(name, claim=claim, source=source, applies_to=applies_to, level="abstract", z3=name)
 
@@ -111,7 +110,8 @@ def join_op_iff_preparing(s: State) -> Witness | None:
 @invariant("model-initial-join-only-while-every-member-is-new",
            claim="While an InitialDelayedJoin is armed every member joined since the group was Empty: "
                  "each is new and awaiting its join response.",
-           source="SPEC.md §4.5 (InitialDelayedJoin only from Empty, KAFKA-4925)", applies_to=(E5,))
+           source="SPEC.md §4.5 (InitialDelayedJoin only from Empty, KAFKA-4925)",
+           applies_to=when("initial-delayed-join"))
 def initial_join_from_empty(s: State) -> Witness | None:
     if s.join_op != INITIAL_JOIN:
         return None
@@ -123,7 +123,7 @@ def initial_join_from_empty(s: State) -> Witness | None:
            claim="An InitialDelayedJoin can be extended (newMemberAdded set) only while the group has never "
                  "completed a rebalance (generation 0).",
            source="SPEC.md §4.5 (newMemberAdded is only set at generation 0, so an Empty group that has "
-                  "rebalanced before waits exactly D once)", applies_to=(E5,))
+                  "rebalanced before waits exactly D once)", applies_to=when("initial-delayed-join"))
 def initial_join_extends_only_at_generation_0(s: State) -> Witness | None:
     if s.join_op == INITIAL_JOIN and s.new_member_added and not s.fresh:
         return {"join_op": s.join_op, "new_member_added": True, "generation_0": False}
@@ -132,14 +132,14 @@ def initial_join_extends_only_at_generation_0(s: State) -> Witness | None:
 
 @invariant("model-delayed-sync-armed-only-after-join",
            claim="A DelayedSync is armed only while the group is CompletingRebalance or Stable.",
-           source="SPEC.md §4.8 (KAFKA-12890)", applies_to=(E5,))
+           source="SPEC.md §4.8 (KAFKA-12890)", applies_to=when("delayed-sync"))
 def delayed_sync_after_join(s: State) -> Witness | None:
     return {"sync_op": True, "group": s.group} if s.sync_op and s.group not in (COMPLETING, STABLE) else None
 
 
 @invariant("model-pending-sync-only-for-members-after-join",
            claim="Only a member is in pendingSyncMembers, and only while the group is CompletingRebalance or Stable.",
-           source="SPEC.md §4.8 (KAFKA-12890)", applies_to=(E5,))
+           source="SPEC.md §4.8 (KAFKA-12890)", applies_to=when("delayed-sync"))
 def pending_sync_after_join(s: State) -> Witness | None:
     return _first(s, lambda i: s.slots[i].pending_sync
                   and (s.slots[i].status != MEMBER or s.group not in (COMPLETING, STABLE)))
@@ -164,14 +164,15 @@ def current_append_in_completing(s: State) -> Witness | None:
 # -- profile features ----------------------------------------------------------------------------
 @invariant("model-no-pending-member-before-kip-394",
            claim="A 0.10.0 group never has a pending member id.", source="SPEC.md §2 (pendingMembers, KIP-394, 2.2)",
-           applies_to=(E0,))
+           applies_to=unless("pending-members"))
 def no_pending_before_kip_394(s: State) -> Witness | None:
     return _first(s, lambda i: s.slots[i].status == PENDING)
 
 
 @invariant("model-no-delayed-sync-before-kafka-12890",
            claim="A 0.10.0 group never arms a DelayedSync nor keeps pendingSyncMembers.",
-           source="SPEC.md §4.8 (KAFKA-12890, 2.8.1/3.0)", applies_to=(E0,))
+           source="SPEC.md §4.8 (KAFKA-12890, 2.8.1/3.0)",
+           applies_to=unless("delayed-sync"))
 def no_delayed_sync_before_12890(s: State) -> Witness | None:
     if s.sync_op:
         return {"sync_op": True, "group": s.group}
@@ -180,14 +181,15 @@ def no_delayed_sync_before_12890(s: State) -> Witness | None:
 
 @invariant("model-no-initial-delayed-join-before-kafka-4925",
            claim="A 0.10.0 group never arms an InitialDelayedJoin.", source="SPEC.md §4.5 (KAFKA-4925, 0.11.0)",
-           applies_to=(E0,))
+           applies_to=unless("initial-delayed-join"))
 def no_initial_join_before_4925(s: State) -> Witness | None:
     return {"join_op": s.join_op, "group": s.group} if s.join_op == INITIAL_JOIN else None
 
 
 @invariant("model-no-empty-group-before-0-10-1",
            claim="A 0.10.0 group is never Empty: a rebalance that ends with no members removes the group.",
-           source="SPEC.md §1.2 (0.9/0.10.0 column: no Empty state; the group becomes Dead)", applies_to=(E0,))
+           source="SPEC.md §1.2 (0.9/0.10.0 column: no Empty state; the group becomes Dead)",
+           applies_to=unless("empty-state"))
 def no_empty_before_0_10_1(s: State) -> Witness | None:
     return {"group": s.group} if s.group == EMPTY else None
 
@@ -210,7 +212,7 @@ def one_watch(s: State) -> Witness | None:
 
 @invariant("model-pending-member-has-expiration",
            claim="Every pending member id has a live pending-member expiration.", source="SPEC.md §4.7 (KIP-394)",
-           applies_to=(E5,))
+           applies_to=when("pending-members"))
 def pending_member_watched(s: State) -> Witness | None:
     return _first(s, lambda i: s.slots[i].status == PENDING and s.slots[i].watch == 0)
 
@@ -223,31 +225,36 @@ def no_orphan_watch(s: State) -> Witness | None:
 
 
 # -- the proof's bookkeeping -----------------------------------------------------------------------
+def _per_profile(rows: tuple[tuple[str, Predicate, str], ...]) -> Mapping[tuple[str, str], str]:
+    """(property, profile) -> why, for every runnable profile where the row's release predicate holds."""
+    return MappingProxyType({(name, p): why for name, applies, why in rows for p in RUNNABLE if applies(p)})
+
+
 #: claims added because the inductive proof needs them (each is also a protocol fact with a source):
-#: without one of them some other claim is not inductive (pinned by tests/test_z3_prove.py)
-STRENGTHENING: Mapping[tuple[str, str], str] = MappingProxyType({
-    ("model-absent-group-has-no-slot-in-use", E5):
-        "rules out a member of a group that does not exist (its JoinGroup would park outside PreparingRebalance)",
-    ("model-no-empty-group-before-0-10-1", E0):
-        "rules out a JoinGroup/new into an Empty group, which would park a join outside PreparingRebalance",
-    ("model-at-most-one-liveness-op-per-slot", E5):
-        "rules out a pending id with two expirations, one of which would outlive it",
-})
+#: without one of them some other claim is not inductive (pinned per profile by tests/test_z3_prove.py)
+STRENGTHENING: Mapping[tuple[str, str], str] = _per_profile((
+    ("model-absent-group-has-no-slot-in-use", when("empty-state"),
+     "rules out a member of a group that does not exist (its JoinGroup would park outside PreparingRebalance)"),
+    ("model-no-empty-group-before-0-10-1", unless("empty-state"),
+     "rules out a JoinGroup/new into an Empty group, which would park a join outside PreparingRebalance"),
+    ("model-at-most-one-liveness-op-per-slot", all_of(when("pending-members"), when("heartbeat-satisfied-flag")),
+     "rules out a pending id with two expirations, one of which would outlive it"),
+))
 
 #: (property, profile) pairs that do not hold in the reachable graph: reported, never proved
-FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({
-    ("model-removed-member-leaves-no-liveness-op", E0):
-        "KAFKA-7196 (fixed in 2.2): removing a member does not complete its DelayedHeartbeat, so a member "
-        "removed by a join that it missed keeps a live expiration that later runs onMemberFailure",
-    ("model-initial-join-extends-only-in-generation-0", E5):
-        "newMemberAdded is cleared only when an InitialDelayedJoin extends; one that completes with no time "
-        "left (remaining = 0) leaves it set, the flag survives the new generation, and when the group later "
-        "empties and a member joins, the next InitialDelayedJoin (generation > 0) sees the stale flag and may "
-        "extend once — SPEC.md §4.5's derived 'waits exactly D once' does not hold in the model",
-    ("model-at-most-one-liveness-op-per-slot", E0):
-        "0.10.0 deadline arithmetic (SPEC.md §2): a reschedule in the same millisecond as the previous one leaves "
-        "the older DelayedHeartbeat live (its deadline is not strictly passed), so a member can hold two",
-})
+FINDINGS: Mapping[tuple[str, str], str] = _per_profile((
+    ("model-removed-member-leaves-no-liveness-op", unless("removal-completes-heartbeat"),
+     "KAFKA-7196 (fixed in 2.1.0): removing a member does not complete its DelayedHeartbeat, so a member "
+     "removed by a join that it missed keeps a live expiration that later runs onMemberFailure"),
+    ("model-initial-join-extends-only-in-generation-0", when("initial-delayed-join"),
+     "newMemberAdded is cleared only when an InitialDelayedJoin extends; one that completes with no time "
+     "left (remaining = 0) leaves it set, the flag survives the new generation, and when the group later "
+     "empties and a member joins, the next InitialDelayedJoin (generation > 0) sees the stale flag and may "
+     "extend once — SPEC.md §4.5's derived 'waits exactly D once' does not hold in the model"),
+    ("model-at-most-one-liveness-op-per-slot", unless("heartbeat-satisfied-flag"),
+     "deadline arithmetic before KAFKA-9752 (SPEC.md §2): a reschedule in the same millisecond as the previous "
+     "one leaves the older DelayedHeartbeat live (its deadline is not strictly passed), so a member can hold two"),
+))
 
 
 def abstract_invariants(profile: str) -> tuple[Property, ...]:

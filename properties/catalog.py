@@ -28,10 +28,11 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
+from model.releases import RUNNABLE, Predicate, everywhere, profiles_where
+
 KINDS = ("always", "always_step", "eventually_within", "sometimes")
 LEVELS = ("concrete", "abstract")
-PROFILES = ("0.10.0", "3.9")
-BOTH = PROFILES
+PROFILES = RUNNABLE     # the runnable releases of model/releases.py
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
 
 #: modules that register properties, in catalog order (a new property module is added here)
@@ -58,7 +59,7 @@ class Property:
     kind: str                        # one of KINDS
     claim: str                       # one English sentence
     source: str                      # seed file + passage, or SPEC.md section
-    applies_to: tuple[str, ...]      # profile names
+    applies_to: tuple[str, ...]      # the runnable profiles it applies to (computed from ``applies_when``)
     level: str                       # "concrete" | "abstract"
     check: Callable[..., Any]
     explain: Callable[..., Witness]
@@ -66,6 +67,8 @@ class Property:
     order: tuple[int, int] = (0, 0)  # (module index in PROPERTY_MODULES, definition order)
     # the decorated function (None for monitors): explain(*a) is fn(*a) or {}; hot loops call it directly
     fn: Callable[..., Witness | None] | None = None
+    #: the release predicate it was declared with (model/releases.py ``when``/``unless``/``since``)
+    applies_when: Predicate | None = None
 
     def applies(self, profile: str) -> bool:
         return profile in self.applies_to
@@ -120,6 +123,14 @@ def _module_index(module: str) -> int:
     return PROPERTY_MODULES.index(module) if module in PROPERTY_MODULES else len(PROPERTY_MODULES)
 
 
+#: what a decorator takes as ``applies_to``: a release predicate (``when("delayed-sync")``), or profile names
+AppliesTo = Predicate | tuple[str, ...]
+
+
+def _profiles(applies_to: AppliesTo) -> tuple[str, ...]:
+    return profiles_where(applies_to) if callable(applies_to) else tuple(applies_to)
+
+
 def _validate(name: str, kind: str, claim: str, source: str, applies_to: tuple[str, ...], level: str) -> None:
     problems = []
     if not NAME_RE.match(name):
@@ -138,13 +149,14 @@ def _validate(name: str, kind: str, claim: str, source: str, applies_to: tuple[s
         raise CatalogError(f"property {name!r}: " + "; ".join(problems) + ".")
 
 
-def _register(name: str, kind: str, claim: str, source: str, applies_to: tuple[str, ...], level: str,
+def _register(name: str, kind: str, claim: str, source: str, applies_to: AppliesTo, level: str,
               check: Callable[..., Any], explain: Callable[..., Witness], z3: str | None, module: str,
               fn: Callable[..., Witness | None] | None = None) -> Property:
-    _validate(name, kind, claim, source, tuple(applies_to), level)
+    profiles = _profiles(applies_to)
+    _validate(name, kind, claim, source, profiles, level)
     _counter[0] += 1
-    prop = Property(name, kind, claim, source, tuple(applies_to), level, check, explain, z3,
-                    (_module_index(module), _counter[0]), fn)
+    prop = Property(name, kind, claim, source, profiles, level, check, explain, z3,
+                    (_module_index(module), _counter[0]), fn, applies_to if callable(applies_to) else None)
     _REGISTRY[name] = prop
     return prop
 
@@ -152,7 +164,7 @@ def _register(name: str, kind: str, claim: str, source: str, applies_to: tuple[s
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-def _decorator(kind: str, name: str, claim: str, source: str, applies_to: tuple[str, ...], level: str,
+def _decorator(kind: str, name: str, claim: str, source: str, applies_to: AppliesTo, level: str,
                z3: str | None) -> Callable[[F], F]:
     def wrap(fn: F) -> F:
         if kind == "sometimes":
@@ -170,19 +182,19 @@ def _decorator(kind: str, name: str, claim: str, source: str, applies_to: tuple[
     return wrap
 
 
-def always(name: str, *, claim: str, source: str, applies_to: tuple[str, ...] = BOTH,
+def always(name: str, *, claim: str, source: str, applies_to: AppliesTo = everywhere,
            level: str = "concrete", z3: str | None = None) -> Callable[[F], F]:
     """A state invariant: fn(obs) -> witness | None."""
     return _decorator("always", name, claim, source, applies_to, level, z3)
 
 
-def always_step(name: str, *, claim: str, source: str, applies_to: tuple[str, ...] = BOTH,
+def always_step(name: str, *, claim: str, source: str, applies_to: AppliesTo = everywhere,
                 level: str = "concrete", z3: str | None = None) -> Callable[[F], F]:
     """A predicate over one step: fn(before, step, after) -> witness | None."""
     return _decorator("always_step", name, claim, source, applies_to, level, z3)
 
 
-def sometimes(name: str, *, claim: str, source: str, applies_to: tuple[str, ...] = BOTH,
+def sometimes(name: str, *, claim: str, source: str, applies_to: AppliesTo = everywhere,
               level: str = "concrete") -> Callable[[F], F]:
     """A reachability witness: fn(obs) -> what was reached (a dict) | None."""
     return _decorator("sometimes", name, claim, source, applies_to, level, None)
@@ -191,7 +203,7 @@ def sometimes(name: str, *, claim: str, source: str, applies_to: tuple[str, ...]
 M = TypeVar("M", bound=type)
 
 
-def eventually_within(name: str, *, claim: str, source: str, applies_to: tuple[str, ...] = BOTH,
+def eventually_within(name: str, *, claim: str, source: str, applies_to: AppliesTo = everywhere,
                       level: str = "concrete") -> Callable[[M], M]:
     """Bounded liveness: a Monitor subclass; check() builds a fresh one."""
     def wrap(cls: M) -> M:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from core.events import HeartbeatScheduled, of_kind
 from core.trace import Step
 from core.types import GroupState
+from model.releases import fact
 from properties.catalog import Monitor, Witness, eventually_within
 from properties.concrete_state import JOIN_OPS, live_group
 from properties.observation import GroupObs, Observation
@@ -32,10 +33,11 @@ def clock_moves(step: Step) -> bool:
 def join_phase_total(after: Observation, g: GroupObs, from_empty: bool) -> int:
     """SPEC.md §4.9: the join phase lasts at most max(session (0.10.0) / rebalance (3.9) timeout) of the
     members when it starts; from Empty (3.9, InitialDelayedJoin §4.5) at most max(initial delay, that)."""
-    if after.profile == "0.10.0":
+    if not fact("rebalance-timeout", after.profile):   # E0: max session timeout (before KIP-62)
         return max((m.session_timeout_ms for m in g.members), default=0)
     longest = max((m.rebalance_timeout_ms for m in g.members), default=0)
-    return max(after.initial_rebalance_delay_ms, longest) if from_empty else longest
+    initial = from_empty and fact("initial-delayed-join", after.profile)
+    return max(after.initial_rebalance_delay_ms, longest) if initial else longest
 
 
 class JoinPhaseClock:
@@ -165,7 +167,7 @@ class ParkedRequestAnswered(Monitor):
     def _sync_bound(self, before: Observation, g: GroupObs) -> int | None:
         appending = any(a.incarnation == g.incarnation and a.generation_id == g.generation_id
                         and a.kind == "assignment" for a in before.appends)
-        if before.profile == "3.9":
+        if fact("delayed-sync", before.profile):
             if appending and not g.pending_sync_members:
                 return None
             entry = self.sync.entries.get((g.incarnation, g.generation_id))

@@ -6,18 +6,26 @@ from core.events import HeartbeatScheduled, MemberLeaves, of_kind
 from core.responses import Response
 from core.trace import Step
 from core.types import NO_GENERATION, GroupState
+from model.profiles import heartbeat_answers, heartbeat_resets
+from model.releases import RUNNABLE, fact
 from properties.catalog import Witness, always_step
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
 
-#: SPEC.md §3.3, by hand: Heartbeat from a current member with the current generation, by group state →
-#: (error, resets the heartbeat timer). 0.10.0 is the "0.9.0" column (E0), 3.9 the "2.6.1/2.7.0+" one.
-HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {
-    "0.10.0": {PR: ("REBALANCE_IN_PROGRESS", False), CR: ("REBALANCE_IN_PROGRESS", False), S: ("NONE", True)},
-    "3.9": {PR: ("REBALANCE_IN_PROGRESS", True), CR: ("NONE", True), S: ("NONE", True)},
-}
+
+
+def heartbeat_table_of(profile: str) -> dict[GroupState, tuple[str, bool]]:
+    """SPEC.md §3.3 (model/profiles.py, from the release facts): Heartbeat from a current member with the current
+    generation, by group state → (error, resets the heartbeat timer); 0.10.0 has the "0.9.0" column (E0), 3.9 the
+    "2.6.1/2.7.0+" one. Empty has no members, so only the three states with members are listed."""
+    resets = heartbeat_resets(profile)
+    return {GroupState(state): (error, state in resets) for state, error in heartbeat_answers(profile).items()
+            if GroupState(state) in (PR, CR, S)}
+
+
+HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {p: heartbeat_table_of(p) for p in RUNNABLE}
 
 
 def delivered(before: Observation, step: Step) -> RequestObs | None:
@@ -74,7 +82,7 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
     for p in before.parked:
         if p.key in after.parked_keys or p.key in answered or newer.get(p.member_id) == p.api:
             continue
-        if p.member_id in leavers and (p.api == "SyncGroup" or after.profile == "0.10.0"):
+        if p.member_id in leavers and (p.api == "SyncGroup" or not fact("removal-answers-parked-join", after.profile)):
             continue   # SPEC.md §3.4: left unanswered until the client times out
         return {"request": p.key, "api": p.api, "holder": p.member_id, "answered": False, "still_parked": False,
                 "overwritten": False, "holder_left": p.member_id in leavers, "action": str(step.action)}

@@ -4,6 +4,7 @@ DelayedSync bookkeeping (3.9) and the coordinator's own assertions."""
 from __future__ import annotations
 
 from core.types import GroupState
+from model.releases import fact, when
 from properties.catalog import Witness, always
 from properties.observation import GroupObs, Observation
 
@@ -59,7 +60,8 @@ def leader_is_a_member(obs: Observation) -> Witness | None:
 
 @always("pending-members-are-not-members",
         claim="No member id is both a pending member and a member.",
-        source="SPEC.md §1.5 I5; §3.1 J5a.5 (KIP-394 pending members, 2.2.0)", applies_to=("3.9",))
+        source="SPEC.md §1.5 I5; §3.1 J5a.5 (KIP-394 pending members, 2.2.0)",
+        applies_to=when("pending-members"))
 def pending_not_members(obs: Observation) -> Witness | None:
     for g in obs.groups:
         both = sorted(g.pending_members & g.member_ids)
@@ -94,7 +96,7 @@ def sync_only_in_cr(obs: Observation) -> Witness | None:
 
 @always("empty-group-has-no-members-and-no-protocol",
         claim="An Empty group has no members and no selected protocol.",
-        source="SPEC.md §1.5 I7 (Empty ⇒ members = ∅ ∧ protocol = None)", applies_to=("3.9",))
+        source="SPEC.md §1.5 I7 (Empty ⇒ members = ∅ ∧ protocol = None)", applies_to=when("empty-state"))
 def empty_group(obs: Observation) -> Witness | None:
     for g in obs.groups:
         if g.state is E and (g.members or g.protocol_name is not None):
@@ -110,7 +112,7 @@ def stable_has_members(obs: Observation) -> Witness | None:
     for g in obs.groups:
         if g.state not in (S, CR):
             continue
-        if obs.profile == "0.10.0" and g.state is S and g.generation_id == 0 and not g.members:
+        if not fact("empty-state", obs.profile) and g.state is S and g.generation_id == 0 and not g.members:
             continue   # E0: a fresh group is Stable before anyone joined
         common = sorted(n for n, c in g.supported_protocols if c == len(g.members))
         if not g.members or g.protocol_name not in common:
@@ -131,7 +133,7 @@ def idle_member_watched(obs: Observation) -> Witness | None:
         if m.awaiting:
             continue
         ops = [op for op in obs.ops_of(g.incarnation, ("DelayedHeartbeat",)) if op.member_id == m.member_id]
-        if obs.profile == "0.10.0":
+        if not fact("heartbeat-satisfied-flag", obs.profile):
             # keep ⇔ latestHeartbeat + session > deadline: only the op due exactly then will remove it
             expected = m.latest_heartbeat_ms + m.session_timeout_ms
             ok = any(op.heartbeat_deadline_ms == expected for op in ops)
@@ -150,7 +152,7 @@ def idle_member_watched(obs: Observation) -> Witness | None:
         claim="At any time a member has at most one live DelayedHeartbeat.",
         source="seed 000 (在任何时刻,消费者在延迟缓存中的延迟心跳只有一个); SPEC.md §4.6 "
                "(0.10.0 keeps two when two reschedules fall in one millisecond: strict '>' — see tests)",
-        applies_to=("3.9",))
+        applies_to=when("heartbeat-satisfied-flag"))
 def one_heartbeat(obs: Observation) -> Witness | None:
     g = obs.group
     if g is None:
@@ -237,7 +239,7 @@ def parked_unanswered(obs: Observation) -> Witness | None:
 @always("new-member-has-a-parked-join",
         claim="A member flagged isNew has a parked JoinGroup (it is new until its join response).",
         source="SPEC.md §2 (isNew: added in the current rebalance and not yet given a join response)",
-        applies_to=("3.9",))
+        applies_to=when("new-member-timeout"))
 def new_member_awaits(obs: Observation) -> Witness | None:
     g = live_group(obs)
     if g is None:
@@ -251,7 +253,7 @@ def new_member_awaits(obs: Observation) -> Witness | None:
 @always("members-owing-a-sync-are-watched-by-a-delayed-sync",
         claim="pendingSyncMembers are members, exist only in CompletingRebalance or Stable, and are then watched "
               "by a live DelayedSync of the current generation.",
-        source="SPEC.md §4.8 (DelayedSync, KAFKA-12890)", applies_to=("3.9",))
+        source="SPEC.md §4.8 (DelayedSync, KAFKA-12890)", applies_to=when("delayed-sync"))
 def pending_sync_watched(obs: Observation) -> Witness | None:
     g = live_group(obs)
     if g is None or not g.pending_sync_members:
@@ -278,7 +280,7 @@ def dead_not_cached(obs: Observation) -> Witness | None:
 @always("no-illegal-state-error",
         claim="The coordinator never hits one of its own IllegalStateException assertions.",
         source="SPEC.md §1.2 (transitionTo asserts the previous state); 0.10.0 fails it on Dead → Dead, see tests",
-        applies_to=("3.9",))
+        applies_to=when("empty-state"))   # the 0.9 table has no Dead → Dead: properties/findings.py
 def no_illegal_state(obs: Observation) -> Witness | None:
     if obs.errors:
         return {"errors": obs.errors, "last_error": obs.last_error}

@@ -7,19 +7,24 @@ from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, Heartbeat
                          removed_before)
 from core.trace import Step
 from core.types import GroupState
+from model.profiles import valid_previous_states
+from model.releases import RUNNABLE, fact, when
 from properties.catalog import Witness, always_step
 from properties.observation import GroupObs, Observation, delivered_request
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
 
-#: SPEC.md §1.2, written out by hand (not imported from impl, so a wrong impl table is caught):
-#: the allowed (from, to) edges per profile. 0.10.0 is the 0.9.0.0 column (no Empty, no Dead self-loop).
-SPEC_EDGES: dict[str, frozenset[tuple[GroupState, GroupState]]] = {
-    "0.10.0": frozenset({(S, PR), (CR, PR), (PR, CR), (CR, S), (S, D), (PR, D), (CR, D)}),
-    "3.9": frozenset({(PR, E), (S, PR), (CR, PR), (E, PR), (PR, CR), (CR, S),
-                      (S, D), (PR, D), (CR, D), (E, D), (D, D)}),
-}
+
+
+def spec_edges_of(profile: str) -> frozenset[tuple[GroupState, GroupState]]:
+    """SPEC.md §1.2 as (from, to) edges for the release (model/profiles.py, written from SPEC.md, not imported
+    from impl, so a wrong impl table is caught): 0.10.0 has the 0.9.0.0 column (no Empty, no Dead self-loop)."""
+    return frozenset((GroupState(a), GroupState(b)) for b, prev in valid_previous_states(profile).items() for a in prev)
+
+
+#: the allowed (from, to) edges per runnable profile
+SPEC_EDGES: dict[str, frozenset[tuple[GroupState, GroupState]]] = {p: spec_edges_of(p) for p in RUNNABLE}
 _STATES = {s.value: s for s in GroupState}
 
 
@@ -44,7 +49,8 @@ def join_completes_when_all_rejoined(before: Observation, step: Step, after: Obs
             continue
         end = completions[n + 1][0] if n + 1 < len(completions) else len(events)
         removed = [x.member_id for x in events[i + 1:end] if isinstance(x, MemberNotRejoined)]
-        pending = sorted(after.group.pending_members) if after.group is not None and after.profile == "3.9" else []
+        pending = (sorted(after.group.pending_members)
+                   if after.group is not None and fact("pending-members", after.profile) else [])
         if removed or pending:
             return {"completed": e.render(), "removed_for_not_rejoining": removed, "pending_members": pending}
     return None
@@ -63,7 +69,8 @@ def kept_alive_while_parked(before: Observation, step: Step, after: Observation)
         return None
     g0 = before.group_by_incarnation(fired.incarnation)
     member = None if g0 is None else g0.member(fired.member_id)
-    if g0 is None or member is None or not member.awaiting or (after.profile == "3.9" and member.is_new):
+    if g0 is None or member is None or not member.awaiting or (fact("new-member-timeout", after.profile)
+                                                                and member.is_new):
         return None   # 3.9 hasSatisfiedHeartbeat: if isNew → heartbeatSatisfied only (KAFKA-7610)
     g1 = after.group_by_incarnation(fired.incarnation)
     expired = any(e.member_id == member.member_id for _, e in of_kind(step.events, MemberExpired))
@@ -82,7 +89,7 @@ def _members_at_creation(before: Observation, step: Step, after: Observation, at
     if req is not None and req.api == "JoinGroup":
         added = [e.member_id for e in step.events[:at] if isinstance(e, MemberAdded)]
         joiner = added[-1] if added else req.member_id
-        if joiner not in table or before.profile == "3.9":   # KAFKA-14009: a rejoin copies the new timeouts
+        if joiner not in table or fact("rejoin-updates-timeouts", before.profile):   # KAFKA-14009
             table[joiner] = (req.session_timeout_ms, req.rebalance_timeout_ms)
     for gone in removed_before(step.events, at):
         table.pop(gone, None)
@@ -99,7 +106,7 @@ def rebalance_timeout_is_max(before: Observation, step: Step, after: Observation
         if e.op_kind != "DelayedJoin":
             continue
         members = _members_at_creation(before, step, after, i)
-        pick = 0 if before.profile == "0.10.0" else 1
+        pick = 1 if fact("rebalance-timeout", before.profile) else 0   # KIP-62
         expected = max((t[pick] for t in members.values()), default=0)
         if e.delay_ms != expected:
             return {"event": e.render(), "delay_ms": e.delay_ms, "expected_ms": expected,
@@ -180,7 +187,8 @@ def join_response_reschedules(before: Observation, step: Step, after: Observatio
 @always_step("initial-rebalance-waits-the-initial-delay",
              claim="A rebalance that starts from Empty waits group.initial.rebalance.delay.ms: an InitialDelayedJoin "
                    "only ever completes by expiring, never by its condition.",
-             source="SPEC.md §4.5 (InitialDelayedJoin: tryComplete is always false, KAFKA-4925)", applies_to=("3.9",))
+             source="SPEC.md §4.5 (InitialDelayedJoin: tryComplete is always false, KAFKA-4925)",
+             applies_to=when("initial-delayed-join"))
 def initial_join_waits(before: Observation, step: Step, after: Observation) -> Witness | None:
     for _, e in of_kind(step.events, OperationCompleted):
         if e.kind == "InitialDelayedJoin" and e.how == "condition":

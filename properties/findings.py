@@ -12,6 +12,7 @@ from typing import Sequence
 
 from core.events import IllegalState
 from core.trace import Step, Violation
+from model.releases import everywhere, profiles_where, unless
 
 
 @dataclass(frozen=True, slots=True)
@@ -25,20 +26,22 @@ class Finding:
 
 FINDINGS: tuple[Finding, ...] = (
     Finding(
-        "two-live-heartbeats-in-one-millisecond", ("0.10.0",), ("at-most-one-live-heartbeat-per-member",),
+        "two-live-heartbeats-in-one-millisecond", profiles_where(unless("heartbeat-satisfied-flag")),
+        ("at-most-one-live-heartbeat-per-member",),
         "≤ 2.4 keeps a member iff latestHeartbeat + session > deadline (strict). Two reschedules in the same "
         "millisecond give two ops with the same deadline; the second's checkAndComplete cannot complete the first, "
         "so both stay live and both expire (the second one re-runs onMemberFailure on a removed member: KAFKA-7196).",
         "test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_millisecond"),
     Finding(
-        "fresh-heartbeat-completed-at-birth", ("0.10.0", "3.9"), ("seed 004: 第二步一定不会完成新创建的延迟心跳",),
+        "fresh-heartbeat-completed-at-birth", profiles_where(everywhere),
+        ("seed 004: 第二步一定不会完成新创建的延迟心跳",),
         "The seed's rule that tryCompleteElseWatch never completes the op it just created holds only for a member "
         "without a parked request: awaiting ⇒ keep, so the new op completes at once (0.10.0: a follower's parked "
         "SyncGroup reschedules after setting the callback; 3.9: a heartbeat in CompletingRebalance from a member "
         "whose SyncGroup is parked). The catalog states the rule with that qualification.",
         "test_raw_seed_rule_fails_for_members_with_a_parked_request"),
     Finding(
-        "dead-to-dead-on-an-unloaded-group", ("0.10.0",),
+        "dead-to-dead-on-an-unloaded-group", profiles_where(unless("empty-state")),   # the 0.9 §1.2 table
         ("no-illegal-state-error", "each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered",
          "delayed-join-completes-once-all-rejoined"),
         "E0 sends a group that a join phase empties to Dead. The DelayedJoin of a group unloaded in "
@@ -50,10 +53,18 @@ FINDINGS: tuple[Finding, ...] = (
         "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice"),
 )
 
+#: the finding whose IllegalStateError the properties below may follow
+_ILLEGAL_STATE = next(f for f in FINDINGS if f.name == "dead-to-dead-on-an-unloaded-group")
 #: (property, profile) pairs a finding breaks only after the coordinator hit an IllegalStateError
+_EXCUSED = frozenset({"each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered",
+                      "delayed-join-completes-once-all-rejoined"})
 AFTER_ILLEGAL_STATE: frozenset[tuple[str, str]] = frozenset(
-    (p, "0.10.0") for p in ("each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered",
-                            "delayed-join-completes-once-all-rejoined"))
+    (p, profile) for p in _EXCUSED for profile in _ILLEGAL_STATE.profiles)
+
+
+def excused_after_illegal_state(profile: str) -> frozenset[str]:
+    """The properties whose violations on ``profile`` are explained once an IllegalStateError happened."""
+    return _EXCUSED if profile in _ILLEGAL_STATE.profiles else frozenset()
 
 
 def undocumented(profile: str, steps: Sequence[Step], violations: Sequence[Violation]) -> list[Violation]:

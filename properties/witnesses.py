@@ -6,6 +6,7 @@ from core.events import (GenerationStable, GenerationStarted, GroupEmptied, Hear
                          MemberNotRejoined, MemberNotSynced, OperationCompleted, PendingMemberExpired, StepEvent,
                          StoreCallbackIgnored, first_of, of_kind)
 from core.types import GroupState
+from model.releases import when
 from properties.catalog import Witness, sometimes
 from properties.observation import Observation
 
@@ -155,14 +156,14 @@ def ends_empty(obs: Observation) -> Witness | None:
 
 @sometimes("a-member-that-never-syncs-is-removed-by-the-delayed-sync",
            claim="A member that got its join response but sent no SyncGroup within the rebalance timeout is removed.",
-           source="SPEC.md §4.8 (DelayedSync expiry, KAFKA-12890)", applies_to=("3.9",))
+           source="SPEC.md §4.8 (DelayedSync expiry, KAFKA-12890)", applies_to=when("delayed-sync"))
 def removed_by_delayed_sync(obs: Observation) -> Witness | None:
     return _first_event(obs, MemberNotSynced)
 
 
 @sometimes("a-pending-member-expires",
            claim="A pending member (MEMBER_ID_REQUIRED, KIP-394) that never rejoins expires.",
-           source="SPEC.md §4.7", applies_to=("3.9",))
+           source="SPEC.md §4.7", applies_to=when("pending-members"))
 def pending_expires(obs: Observation) -> Witness | None:
     return _first_event(obs, PendingMemberExpired)
 
@@ -170,7 +171,8 @@ def pending_expires(obs: Observation) -> Witness | None:
 @sometimes("a-new-member-is-removed-by-the-new-member-timeout",
            claim="A new member still waiting in a long join phase is removed by its heartbeat expiry (normally its "
                  "5-minute new-member op) and its JoinGroup is answered UNKNOWN_MEMBER_ID.",
-           source="SPEC.md §2 (KAFKA-7610), §4.9 (new-member bound)", applies_to=("3.9",))
+           source="SPEC.md §2 (KAFKA-7610), §4.9 (new-member bound)",
+           applies_to=when("new-member-timeout"))
 def new_member_expires(obs: Observation) -> Witness | None:
     found = first_of(obs.events, MemberExpired)
     if found is None or obs.group is None:

@@ -1,0 +1,264 @@
+"""Kafka releases in version order and the behaviour facts that tell them apart, each stated once.
+
+A fact is a behaviour with the release that introduced it and where SPEC.md (and the KIP or KAFKA
+ticket) says so; a profile *has* the fact when its release is that one or later. The oracle side
+(model/, properties/, harness/, explore/) decides behaviour by facts — ``fact("pending-members",
+profile)``, ``applies_to=when("delayed-sync")`` — never by comparing profile names, so a new release
+is one line in ``RELEASES`` (and its impl profile), not an edit to every check. impl/ states the same
+switches on its own (it is the system under test); tests/test_model_profiles.py compares them.
+Standard library only.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+from types import MappingProxyType
+from typing import Callable, Iterable, Mapping
+
+Version = tuple[int, ...]
+#: a predicate over profile names: ``since("2.2.0")``, ``when("pending-members")``, ``unless(...)``
+Predicate = Callable[[str], bool]
+
+_DOTTED = re.compile(r"^\d+(\.\d+){1,3}$")
+_NAME = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
+
+
+class UnknownReleaseError(ValueError):
+    """A profile name that is not a dotted Kafka release number."""
+
+
+class UnknownFactError(KeyError):
+    """A fact name that is not in ``FACTS``."""
+
+
+def version(name: str) -> Version:
+    """'0.10.0' -> (0, 10, 0); '3.9' -> (3, 9, 0): padded to three parts, so '3.9' and '3.9.0' are equal."""
+    if not _DOTTED.match(name):
+        raise UnknownReleaseError(f"cannot read a Kafka release from profile name {name!r}; expected a dotted "
+                                  f"release number such as {', '.join(KNOWN)}.")
+    parts = tuple(int(p) for p in name.split("."))
+    return parts + (0,) * (3 - len(parts))
+
+
+@dataclass(frozen=True, slots=True)
+class Release:
+    name: str          # the profile name (the release it reproduces)
+    era: str           # SPEC.md §0 eras
+    runnable: bool     # impl/ and model/ carry a profile for it; False = known, not yet a profile
+    what: str
+
+
+#: every release kgc knows, oldest first; ``runnable`` ones have an impl and a model profile
+RELEASES: tuple[Release, ...] = (
+    Release("0.10.0", "E0", True, "the release the seed documents describe"),
+    Release("2.4.1", "E3", False, "pending members, new-member timeout with the KAFKA-9232 keep-alive predicate"),
+    Release("2.7.0", "E4", False, "heartbeatSatisfied liveness, heartbeats answered NONE in CompletingRebalance"),
+    Release("3.9", "E5", True, "the last Scala classic coordinator: DelayedSync, timeouts updated on rejoin"),
+)
+KNOWN: tuple[str, ...] = tuple(r.name for r in RELEASES)
+RUNNABLE: tuple[str, ...] = tuple(r.name for r in RELEASES if r.runnable)
+
+
+def release(name: str) -> Release:
+    """The known release called ``name``; an unknown one is a clear error listing the known ones."""
+    for r in RELEASES:
+        if r.name == name:
+            return r
+    raise UnknownReleaseError(f"unknown release {name!r}; kgc knows {', '.join(KNOWN)}.")
+
+
+@dataclass(frozen=True, slots=True)
+class Fact:
+    """A behaviour every release from ``since`` on has (the earliest release when a fix was backported)."""
+
+    name: str
+    since: str
+    claim: str
+    source: str    # SPEC.md section, and the KIP / KAFKA ticket
+
+    def __call__(self, profile: str) -> bool:
+        return version(profile) >= version(self.since)
+
+
+_FACTS: tuple[Fact, ...] = (
+    # -- group states and the join phase ------------------------------------------------------------------
+    Fact("commit-is-liveness", "0.10.0",
+         "A member's OffsetCommit in Stable or PreparingRebalance reschedules its heartbeat.",
+         "SPEC.md §3.5 (KAFKA-3470, 0.10.0), §4.6 callers"),
+    Fact("empty-state", "0.10.1",
+         "Groups have an Empty state: a new group starts Empty and a rebalance that ends with no members "
+         "leaves it Empty (E0: starts Stable, dies); validPreviousStates is the 0.10.1+ column "
+         "(Empty edges, Dead → Dead allowed); a generation −1 commit to an absent group creates it Empty.",
+         "SPEC.md §1.1 (KAFKA-2720, 0.10.1), §1.2 table, §3.5, §4.4 last line"),
+    Fact("rebalance-timeout", "0.10.1",
+         "Members carry a rebalance timeout; the join phase lasts the maximum rebalance timeout "
+         "(E0: the maximum session timeout).",
+         "SPEC.md §1.4 rebalanceTimeoutMs, §4.4, §4.9 (KIP-62, 0.10.1)"),
+    Fact("heartbeat-resets-in-preparing-rebalance", "0.10.1",
+         "A valid Heartbeat in PreparingRebalance resets the member's heartbeat timer (still answered "
+         "REBALANCE_IN_PROGRESS).",
+         "SPEC.md §3.3 table (0.10.1–2.2 column), §0 era E1"),
+    Fact("parked-sync-keeps-timer", "0.10.1",
+         "A SyncGroup parked in CompletingRebalance does not reschedule the member's heartbeat (E0 does, "
+         "seed 000). Derived: SPEC.md states it for the 2.4.0 baseline only; taken from E1 (KIP-62's "
+         "heartbeat rework), which no runnable or known release depends on.",
+         "SPEC.md §3.2 step 5 (2.4.0 baseline); seed 000 for 0.10.0"),
+    Fact("initial-delayed-join", "0.11.0",
+         "A rebalance that starts from Empty waits group.initial.rebalance.delay.ms in an InitialDelayedJoin, "
+         "whose tryComplete is always false.",
+         "SPEC.md §4.5 (KAFKA-4925, 0.11.0)"),
+    Fact("empty-group-needs-protocols", "1.0.0",
+         "A member-less group accepts a JoinGroup only with a protocol type and a non-empty protocol list.",
+         "SPEC.md §3.6 (KAFKA-6005, 1.0.0)"),
+    Fact("loading-checked-first", "2.0.0",
+         "The loading check comes before the ownership check, so a loading partition answers "
+         "COORDINATOR_LOAD_IN_PROGRESS (SyncGroup: REBALANCE_IN_PROGRESS, Heartbeat: NONE) instead of "
+         "NOT_COORDINATOR.",
+         "SPEC.md §3.0 (fix 8662a022, 2.0)"),
+    # -- membership and liveness ---------------------------------------------------------------------------
+    Fact("removal-completes-heartbeat", "2.1.0",
+         "Removing a member that did not rejoin completes its DelayedHeartbeat, so no op outlives its member.",
+         "SPEC.md §4.4 step 1 (KAFKA-7196, 2.1.0)"),
+    Fact("new-member-timeout", "2.1.1",
+         "A member added by a JoinGroup is isNew until its join response and gets a 5-minute heartbeat op; "
+         "only its own heartbeats keep it alive meanwhile.",
+         "SPEC.md §2 isNew and liveness predicates, §4.9 (KAFKA-7610, 2.1.1/2.2.0)"),
+    Fact("pending-members", "2.2.0",
+         "A dynamic member's first JoinGroup (v4+) only adds a pending member id answered MEMBER_ID_REQUIRED, "
+         "with its own expiration; pending members block hasAllMembersJoined.",
+         "SPEC.md §3.1 J5a.5, §4.4 tryComplete, §4.7 (KIP-394, 2.2.0)"),
+    Fact("no-generation-is-minus-one", "2.2.0",
+         "JoinGroup error answers carry generation −1 (NoGeneration); 0 before.",
+         "SPEC.md §3.1 (join error shape)"),
+    Fact("removal-answers-parked-join", "2.2.0",
+         "removeMemberAndUpdateGroup answers the removed member's parked JoinGroup UNKNOWN_MEMBER_ID (a parked "
+         "SyncGroup is never answered there).",
+         "SPEC.md §3.4 (removeMemberAndUpdateGroup, 2.2.0+)"),
+    Fact("heartbeat-checks-member-first", "2.3.0",
+         "Heartbeat checks member and generation before switching on the group state (0.9–2.2: state first).",
+         "SPEC.md §3.3 (validation order 2.3.0+)"),
+    Fact("commit-checks-member-first", "2.4.0",
+         "OffsetCommit checks member and generation before CompletingRebalance (0.9–2.3: state first).",
+         "SPEC.md §3.5 (KAFKA-8487, 2.4.0)"),
+    Fact("heartbeat-satisfied-flag", "2.5.0",
+         "Liveness is the heartbeatSatisfied flag (hasSatisfiedHeartbeat) instead of the deadline arithmetic "
+         "latestHeartbeat + session > deadline, whose strict '>' keeps two ops alive after two reschedules in "
+         "one millisecond.",
+         "SPEC.md §2 liveness predicates, §4.6 (KAFKA-9752, 2.5.0)"),
+    Fact("heartbeat-in-completing-rebalance", "2.6.1",
+         "A valid Heartbeat in CompletingRebalance is answered NONE and resets the timer (before: "
+         "REBALANCE_IN_PROGRESS, not reset).",
+         "SPEC.md §3.3 table (2.6.1/2.7.0+ column, KAFKA-10134)"),
+    Fact("delayed-sync", "2.8.1",
+         "After a join phase a DelayedSync (the group's rebalance timeout) removes the members that have not "
+         "sent SyncGroup (pendingSyncMembers).",
+         "SPEC.md §4.8, §4.9 sync-phase bound (KAFKA-12890, 2.8.1/3.0.0)"),
+    Fact("rejoin-updates-timeouts", "3.3.2",
+         "A known member's JoinGroup copies the session and rebalance timeouts it carries (before: a rejoin "
+         "with new values was ignored).",
+         "SPEC.md §2 sessionTimeoutMs / rebalanceTimeoutMs, §3.1 J5a.4 (KAFKA-14009, 3.3.2/3.4.0)"),
+    # -- the Java consumer that talks to the release (SPEC.md §7) ------------------------------------------
+    Fact("client-join-group-v4", "2.2.0",
+         "The consumer sends JoinGroup v4+ (require a known member id: MEMBER_ID_REQUIRED is stored and "
+         "retried) and v1+ rebalance timeouts; older releases get the 0.10 client.",
+         "SPEC.md §7 JoinGroup errors (KIP-394, 2.2.0)"),
+    Fact("client-generation-guard", "2.6.0",
+         "The consumer ignores reset errors whose generation moved on, heartbeats in COMPLETING_REBALANCE and "
+         "retries a join REBALANCE_IN_PROGRESS (the 2.7 client).",
+         "SPEC.md §7 heartbeat thread step 2, heartbeat responses (KAFKA-9823; KAFKA-10134, 2.6.1/2.7)"),
+    Fact("client-keeps-member-id", "3.2.0",
+         "The consumer keeps its member id on ILLEGAL_GENERATION and only resets the generation.",
+         "SPEC.md §7 heartbeat responses (KAFKA-13419, 3.2)"),
+)
+
+FACTS: Mapping[str, Fact] = MappingProxyType({f.name: f for f in _FACTS})
+
+
+def _check_table() -> None:
+    """The table's own rules: kebab-case unique names, readable release numbers, ordered releases."""
+    if len(FACTS) != len(_FACTS):
+        raise ValueError("model/releases.py states a fact name twice.")
+    for f in _FACTS:
+        if not (_NAME.match(f.name) and f.claim and f.source and version(f.since)):
+            raise ValueError(f"release fact {f.name!r} needs a kebab-case name, a claim and a source.")
+    if [version(r.name) for r in RELEASES] != sorted(version(r.name) for r in RELEASES):
+        raise ValueError("model/releases.py: RELEASES must be listed oldest first.")
+
+
+_check_table()
+
+
+def get_fact(name: str) -> Fact:
+    try:
+        return FACTS[name]
+    except KeyError:
+        raise UnknownFactError(f"unknown release fact {name!r}; model/releases.py states "
+                               f"{', '.join(sorted(FACTS))}.") from None
+
+
+@cache
+def fact(name: str, profile: str) -> bool:
+    """Whether release ``profile`` has the behaviour ``name`` (``FACTS``)."""
+    return get_fact(name)(profile)
+
+
+@dataclass(frozen=True, slots=True)
+class Since:
+    """The predicate 'the profile is release ``release`` or later'."""
+
+    release: str
+
+    def __call__(self, profile: str) -> bool:
+        return version(profile) >= version(self.release)
+
+
+@dataclass(frozen=True, slots=True)
+class When:
+    """The predicate 'the profile has fact ``name``' (``negated``: has not)."""
+
+    name: str
+    negated: bool = False
+
+    def __call__(self, profile: str) -> bool:
+        return fact(self.name, profile) != self.negated
+
+
+def since(release_name: str) -> Predicate:
+    version(release_name)   # a typo is an error now, not a silently false predicate later
+    return Since(release_name)
+
+
+def when(name: str) -> Predicate:
+    get_fact(name)
+    return When(name)
+
+
+def unless(name: str) -> Predicate:
+    get_fact(name)
+    return When(name, negated=True)
+
+
+@dataclass(frozen=True, slots=True)
+class AllOf:
+    """The predicate 'every one of ``parts`` holds'."""
+
+    parts: tuple[Predicate, ...]
+
+    def __call__(self, profile: str) -> bool:
+        return all(p(profile) for p in self.parts)
+
+
+def all_of(*parts: Predicate) -> Predicate:
+    return AllOf(parts)
+
+
+def everywhere(profile: str) -> bool:
+    """The predicate that holds on every release."""
+    version(profile)
+    return True
+
+
+def profiles_where(predicate: Predicate, among: Iterable[str] = RUNNABLE) -> tuple[str, ...]:
+    """The releases of ``among`` (the runnable profiles by default), in version order, where ``predicate`` holds."""
+    return tuple(sorted((p for p in among if predicate(p)), key=version))

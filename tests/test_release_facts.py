@@ -215,3 +215,42 @@ if fact("delayed-sync", obs.profile): pass
 '''
     assert lint_source(fine) == []
     assert len(_oracle_files()) > 50 and REPO / "properties" / "concrete_steps.py" in _oracle_files()
+
+
+# -- a known release is one derivation away from a model profile ---------------------------------------------------
+def test_model_profiles_derive_for_the_known_releases_as_design_section_3_says() -> None:
+    """DESIGN.md §3 profile table: 2.4.1 has pending members, the new-member timeout, the initial delay, heartbeat
+    in CompletingRebalance → REBALANCE_IN_PROGRESS without reset and no DelayedSync; 2.7.0 the heartbeatSatisfied
+    flag and heartbeat in CompletingRebalance → NONE with reset, still no DelayedSync."""
+    from model.profiles import MODEL_PROFILES, model_profile
+    from model.state import COMPLETING, EMPTY, PREPARING, STABLE
+    assert {name: model_profile(name) for name in RUNNABLE} == dict(MODEL_PROFILES)
+    e3, e4 = model_profile("2.4.1"), model_profile("2.7.0")
+    for p in (e3, e4):
+        assert (p.created_state, p.pending_members, p.new_member_timeout, p.initial_delay, p.delayed_sync) == (
+            EMPTY, True, True, True, False)
+    assert not e3.satisfied_flag and e4.satisfied_flag
+    assert e3.heartbeat_answers[COMPLETING] == "REBALANCE_IN_PROGRESS" and e3.heartbeat_resets == {STABLE, PREPARING}
+    assert e4.heartbeat_answers[COMPLETING] == "NONE" and e4.heartbeat_resets == {STABLE, PREPARING, COMPLETING}
+
+
+#: impl Profile switch -> the fact it states independently (those without a ModelProfile twin, which
+#: tests/test_model_profiles.py already compares)
+IMPL_TWINS: dict[str, tuple[str, bool]] = {   # field -> (fact, whether the field is the fact's negation)
+    "update_timeouts_on_rejoin": ("rejoin-updates-timeouts", False),
+    "remove_answers_parked_join": ("removal-answers-parked-join", False),
+    "complete_removed_heartbeats": ("removal-completes-heartbeat", False),
+    "heartbeat_state_check_first": ("heartbeat-checks-member-first", True),
+    "commit_state_check_first": ("commit-checks-member-first", True),
+    "not_coordinator_before_loading": ("loading-checked-first", True),
+    "sync_checks_loading": ("loading-checked-first", False),
+}
+
+
+@pytest.mark.parametrize("profile", RUNNABLE)
+def test_facts_agree_with_the_independent_impl_profiles(profile: str) -> None:
+    impl = IMPL_PROFILES[profile]
+    for field_name, (name, negated) in IMPL_TWINS.items():
+        assert getattr(impl, field_name) == (fact(name, profile) != negated), (field_name, name)
+    assert (impl.rebalance_timeout_source == "rebalance") == fact("rebalance-timeout", profile)
+    assert (impl.join_error_generation == -1) == fact("no-generation-is-minus-one", profile)

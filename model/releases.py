@@ -28,7 +28,7 @@ class UnknownReleaseError(ValueError):
     """A profile name that is not a dotted Kafka release number."""
 
 
-class UnknownFactError(KeyError):
+class UnknownFactError(LookupError):
     """A fact name that is not in ``FACTS``."""
 
 
@@ -78,7 +78,7 @@ class Fact:
     source: str    # SPEC.md section, and the KIP / KAFKA ticket
 
     def __call__(self, profile: str) -> bool:
-        return version(profile) >= version(self.since)
+        return Since(self.since)(profile)
 
 
 _FACTS: tuple[Fact, ...] = (

@@ -19,7 +19,6 @@ from harness.scope import Scope as HarnessScope
 from harness.world import World
 from model.graph import build
 from model.state import FREE, Scope, State
-from model.step import enabled
 
 
 @lru_cache(maxsize=16)
@@ -59,9 +58,8 @@ def coverage(spec: ExploreSpec, states: set[State], edges: set[tuple[State, str,
 # * an edge whose action no client or environment action of the scope can produce is *not offered*
 #   (``not_offered`` argues each case from what the clients send); edges that lie only beyond such
 #   edges are *not offered* too (their source is unreachable with the offered actions);
-# * an edge that shares both ends with an earlier action is *shadowed*: refinement labels a step by the
-#   first model action between its two abstract states (``harness.refinement.model_edge``), so no
-#   concrete step can be credited to it. Left out while that holds; a labelled refinement removes it.
+# * edges are labelled by the action a step *is* (harness/labels.py names it), so two actions between
+#   the same two abstract states are two edges, each creditable.
 # The profile's map is the union of its scopes' maps; the reachable edges are the denominator, and the
 # uncovered ones are listed as "not reached in budget".
 
@@ -120,12 +118,7 @@ class CoverageMap:
     model_edges: int                      # distinct model edges of the union (up to symmetry, no stutters)
 
 
-#: How ``harness.refinement.model_edge`` labels a step today: by its two abstract states, with the first
-#: model action (in ``model.step.enabled`` order) that leads from one to the other. While True, edges
-#: that an earlier action shadows are left out of the denominator (tests/test_coverage.py checks the
-#: rule against ``model_edge``); set it to False when refinement labels steps by their concrete action.
-REFINEMENT_LABELS_BY_STATES = True
-_EXCLUSION_RANK = ("shadowed", "its source", "")   # which reason a multi-scope edge keeps (first match wins)
+_EXCLUSION_RANK = ("its source", "")   # which reason a multi-scope edge keeps (first match wins)
 
 
 @lru_cache(maxsize=16)
@@ -161,16 +154,7 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
             if v not in seen:
                 seen.add(v)
                 queue.append(v)
-    edges: set[EdgeKey] = set()
-    for u in sorted(seen):
-        first = _first_labels(g, u, profile, mscope) if REFINEMENT_LABELS_BY_STATES else {}
-        for v, key in offered.get(u, ()):
-            label = first.get(v)
-            if label is not None and label != key[1]:
-                reasons[key] = (f"shadowed by {label}: refinement credits a step to the first model action "
-                                "between its two abstract states")
-            else:
-                edges.add(key)
+    edges = {key for u in seen for _, key in offered.get(u, ())}
     for u, items in sorted(offered.items()):
         for _, key in items:
             if u not in seen and key not in edges:
@@ -178,18 +162,10 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
     return edges, {unpadded(state[u]) for u in seen}, reasons
 
 
-def _first_labels(g: nx.MultiDiGraph, u: int, profile: str, mscope: Scope) -> dict[int, str]:
-    """Target node -> the label (up to symmetry) ``model_edge`` gives a step from ``u`` to it: the first
-    action in ``enabled`` order among the graph's edges between the two (a wider padding, as model_edge
-    uses, adds actions only after these and towards targets with more slots than the graph has)."""
-    s = g.nodes[u]["state"]
-    order = {str(a): i for i, a in enumerate(enabled(s, profile, mscope))}
-    best: dict[int, tuple[int, str]] = {}
-    for _, v, key, d in g.out_edges(u, keys=True, data=True):
-        rank = order.get(key, len(order))
-        if v not in best or rank < best[v][0]:
-            best[v] = (rank, edge_key(s, _Label(d["kind"], d["slot"], d["arg"]), s)[1])
-    return {v: label for v, (_, label) in best.items()}
+@lru_cache(maxsize=32)
+def scope_edges(profile: str, scope: HarnessScope, kinds: tuple[str, ...]) -> frozenset[EdgeKey]:
+    """The reachable edges of one scope's map (runs of that scope with clients of ``kinds`` can take them)."""
+    return frozenset(_scope_map(profile, scope, tuple(sorted(set(kinds))))[0])
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from core.actions import Action
 from core.trace import Trace
 from harness.abstraction import abstract, model_scope
-from harness.labels import Before, capture, mismatch
+from harness.labels import Before, capture, mismatch, stale_completion
 from harness.world import World
 from model.state import AbstractAction, State, padded
 from model.step import successors
@@ -66,7 +66,8 @@ class RefinementChecker:
         before, label, after = model_edge(self.profile, self.world.coord, raw_before, raw_after)
         self.coverage.steps += 1
         step = len(self.world.steps) - 1
-        if after != before and label is None:
+        if after != before and label is None and not (isinstance(captured, Before) and captured.action is not None
+                                                      and stale_completion(self.world, captured, before, after)):
             raise NonRefiningStep(
                 f"step {step} ({action}) is not a model edge on profile {self.world.profile.name}:"
                 f"\n  before {before.short()}\n  after  {after.short()}", before, after, self.world.trace("refinement"))
@@ -75,10 +76,12 @@ class RefinementChecker:
         labelled = isinstance(captured, Before) and captured.action is not None and self.labelled
         if labelled and not self.world.coord.errors:
             assert isinstance(captured, Before)
-            _, why = mismatch(self.world, captured, action, raw_after)
+            act, why = mismatch(self.world, captured, action, raw_after)
             if why is not None:
                 raise NonRefiningStep(f"step {step}: {why} (profile {self.world.profile.name})", before, after,
                                       self.world.trace("refinement"))
+            if act is not None:   # coverage credits the action the step is, not the first one between its states
+                label = act
         if after == before or label is None:
             self.coverage.stutters += 1
             return

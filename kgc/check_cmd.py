@@ -75,18 +75,13 @@ def _summary(result: GateResult) -> Table:
     return table
 
 
-def _reason_kind(reason: str) -> str:
-    """A reason without its specifics, for the terminal summary ("shadowed by X: …" -> "shadowed")."""
-    return reason.split(" by ")[0] if reason.startswith("shadowed") else reason
-
-
 def print_coverage(cov: CoverageReport, console: Console, listing: Path) -> None:
     """Covered/reachable states and edges, the reasons edges are left out, the first uncovered ones, a warning."""
     pct = 100.0 * cov.covered_edges / cov.reachable_edges if cov.reachable_edges else 100.0
     console.print(f"abstract coverage, profile {cov.profile}: states {cov.covered_states:,}/{cov.reachable_states:,}, "
                   f"edges {cov.covered_edges:,}/{cov.reachable_edges:,} reachable ({pct:.1f} %) of "
                   f"{cov.model_edges:,} in the 3-slot model graph of the walk scopes")
-    reasons = Counter(_reason_kind(r) for *_, r in cov.uncovered)
+    reasons = Counter(r for *_, r in cov.uncovered)
     for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
         console.print(f"  {n:>6,}  {reason}", markup=False)
     missing = [row for row in cov.uncovered if row[3] == NOT_REACHED]

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from core.events import IllegalState
 from core.trace import Step, Violation
-from model.releases import everywhere, profiles_where, unless
+from model.releases import everywhere, profiles_where, unless, when
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,16 @@ FINDINGS: tuple[Finding, ...] = (
         "exception aborts it half-way: the JoinGroup is answered UNKNOWN_SERVER_ERROR while the member it added stays "
         "parked on that answered request (later answered again), and the join re-check of the new group is skipped.",
         "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice"),
+    Finding(
+        "stale-join-completes-reloaded-heartbeats", profiles_where(when("removal-completes-heartbeat")),
+        ("refines-the-abstract-model",),
+        "The same stale DelayedJoin after 2.1.0 (KAFKA-7196): when it expires, onCompleteJoin removes the unloaded "
+        "group object's members and removeHeartbeatForLeavingMember runs checkAndComplete(MemberKey(group, member)), "
+        "a key the reloaded group's heartbeat ops share — so a reloaded member with the same id that awaits a join or "
+        "sync loses its heartbeat op (hasSatisfiedHeartbeat) until the next join completes. The model treats a stale "
+        "incarnation's ops as inert; refinement accepts exactly this change (harness.labels.stale_completion). Found "
+        "by the gate's directed phase (partition scope).",
+        "stale_join_completes_reloaded_heartbeats"),
 )
 
 #: the finding whose IllegalStateError the properties below may follow

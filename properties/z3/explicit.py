@@ -68,7 +68,7 @@ class Z3Stepper:
         key = (kind, arg, slot)
         if key not in self._solvers:
             m = self.dom.slots[slot] if kind in SLOT_ACTIONS else None
-            b = branches(self.p, self.voc, kind, arg, m=m, pre=self.pre)
+            b = branches(self.p, self.voc, kind, arg, m=m, pre=self.pre, outputs=False)
             s = z3.Solver()
             s.add(transition(b, self.pre, self.post))
             self._solvers[key] = s

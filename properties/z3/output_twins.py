@@ -4,7 +4,10 @@ A twin takes one symbolic transition — the pre-state ``v``, the action kind, t
 (None for group actions), the outputs ``o`` (outputs.py) and the post-state ``v2`` — and returns a Bool
 formula with the meaning of the Python predicate of the same name. ``prove.py`` proves each for every
 path of every action kind from a state satisfying the proved invariants (any number of members);
-``evaluate_step_twins`` evaluates them on one explicit step (tests/test_z3_output_props.py).
+``evaluate_step_twins`` evaluates them on one explicit step (tests/test_z3_output_props.py). The encoding
+has the graph's actions only, not the refused requests of labelled steps (a cell in AbstractAction.arg), so
+a twin has no exemption for them (the success claim's Heartbeat-while-loading); the Python predicates are
+checked on those steps against the model instead.
 """
 from __future__ import annotations
 
@@ -128,5 +131,5 @@ def evaluate_step_twins(before: State, step_action: AbstractAction, outputs: Out
     value = z3.simplify(z3.substitute(packed, *values))
     if not z3.is_int_value(value):
         raise ValueError(f"the step twins did not evaluate to truth values: {value}")
-    bits = value.as_long()   # type: ignore[attr-defined]
+    bits = value.as_long()
     return {n: bool(bits >> i & 1) for i, n in enumerate(names)}

@@ -22,7 +22,7 @@ from model.outputs import (CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, HEARTBEAT_O
                            LEADER, LEADER_LIST, NEW, NEW_MEMBER, NO_FIELD, NONE_GEN, PENDING_OP, REBALANCE, SESSION,
                            SYNC_OP, Answer, Arm, Outputs, store_error)
 from model.profiles import MODEL_PROFILES
-from properties.z3.domain import Domain, Expr, Field, _enum, value_of
+from properties.z3.domain import Domain, Expr, Field, enum_sort, value_of
 from properties.z3.encoding import evaluate
 
 APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup")
@@ -33,10 +33,10 @@ _ERRORS = {"NONE", "REBALANCE_IN_PROGRESS", "UNKNOWN_MEMBER_ID", "MEMBER_ID_REQU
            "ILLEGAL_GENERATION", "INVALID_SESSION_TIMEOUT", "INCONSISTENT_GROUP_PROTOCOL", STORE_ERROR, UNDEFINED}
 _ERRORS |= {e for p in MODEL_PROFILES.values() for table in (p.heartbeat_answers, p.commit_answers,
                                                               p.loading_answers) for e in table.values()}
-ErrorSort, ERROR = _enum("Error", tuple(sorted(_ERRORS)))
-GenSort, GEN = _enum("Gen", (CURRENT, NEW, NONE_GEN, NO_FIELD))
-ShapeSort, SHAPE = _enum("Shape", (LEADER_LIST, LEADER, FOLLOWER, ERROR_ID, ERROR_NO_ID, NO_FIELD))
-SourceSort, SOURCE = _enum("Source", (NO_FIELD, SESSION, NEW_MEMBER, REBALANCE, INITIAL))
+ErrorSort, ERROR = enum_sort("Error", tuple(sorted(_ERRORS)))
+GenSort, GEN = enum_sort("Gen", (CURRENT, NEW, NONE_GEN, NO_FIELD))
+ShapeSort, SHAPE = enum_sort("Shape", (LEADER_LIST, LEADER, FOLLOWER, ERROR_ID, ERROR_NO_ID, NO_FIELD))
+SourceSort, SOURCE = enum_sort("Source", (NO_FIELD, SESSION, NEW_MEMBER, REBALANCE, INITIAL))
 _OUT_VALUES: dict[int, object] = {c.get_id(): v for table in (ERROR, GEN, SHAPE, SOURCE) for v, c in table.items()}
 TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
 
@@ -107,6 +107,27 @@ class Outs:
     def leaves(self) -> list[Expr]:
         return [leaf for f, _, _ in MEMBER_OUTPUTS for leaf in self.dom.leaves(self.member[f])] + \
             [self.group[f] for f, _, _ in GROUP_OUTPUTS]
+
+
+class Unrecorded(Outs):
+    """Outputs nobody reads (BMC, the successor-set agreement test): writes to member fields are dropped,
+    which spares the finite domain its eager per-member terms."""
+
+    __slots__ = ()
+
+    @staticmethod
+    def of(dom: Domain) -> "Unrecorded":
+        q = Outs.quiet(dom)
+        return Unrecorded(dom, q.member, q.group)
+
+    def copy(self) -> "Unrecorded":
+        return Unrecorded(self.dom, self.member, self.group)
+
+    def put(self, x: Expr, when: Expr, **fields: Expr) -> None:
+        pass
+
+    def bulk(self, sel: Callable[[Expr], Expr], **fields: Callable[[Expr], Expr]) -> None:
+        pass
 
 
 def equal_outs(a: Outs, b: Outs) -> Expr:

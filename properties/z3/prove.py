@@ -121,7 +121,7 @@ class _Queries:
         r = s.check()
         cti = None
         if r == z3.sat:
-            cti = Cti(name, decode(s.model(), self.v), None, None, self._flags(s.model()), None)
+            cti = Cti(name, decode(s.model(), self.v), None, None, self.flags(s.model()), None)
         return r, cti
 
     def consecution(self, kind: str, arg: str, assumed: list[str], names: list[str],
@@ -184,7 +184,7 @@ class _Queries:
             s.set("timeout", self.timeout_ms)
             s.pop()
 
-    def _flags(self, model: z3.ModelRef) -> dict[str, bool]:
+    def flags(self, model: z3.ModelRef) -> dict[str, bool]:
         return {"deferred_appends": z3.is_true(model.eval(self.voc.deferred, model_completion=True)),
                 "initial_delay": z3.is_true(model.eval(self.voc.initial_delay, model_completion=True))}
 
@@ -199,7 +199,7 @@ class _Queries:
             raw_index = next(i for i, e in enumerate(elements) if e.eq(me))
             slot = pre.slots.index(pre_raw.slots[raw_index])
         action = AbstractAction(kind, slot, arg)
-        flags = self._flags(model)
+        flags = self.flags(model)
         scope = Scope(members=max(1, len(pre.slots)), deferred_appends=flags["deferred_appends"],
                       initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2)
         agrees = post in model_step(pre, action, self.p, scope)

@@ -76,7 +76,7 @@ def _cti(q: _Queries, model: z3.ModelRef, name: str, post_terms: Terms, outs: Ou
         me = model.eval(q.m, model_completion=True)
         slot = next(i for i, e in enumerate(elements) if e.eq(me))
     action = AbstractAction(kind, slot, arg)
-    flags = q._flags(model)
+    flags = q.flags(model)
     scope = Scope(members=max(1, len(pre.slots)), deferred_appends=flags["deferred_appends"],
                   initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2)
     agrees = (post.canonical(), said) in outcomes(pre, action, q.p, scope)

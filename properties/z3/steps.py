@@ -22,7 +22,7 @@ from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY
                          NO_JOIN, PENDING, PREPARING, STABLE)
 from properties.z3.domain import GROUP, JOIN_OP, KIND, STATUS, Expr
 from properties.z3.encoding import Terms, Vocabulary, equal
-from properties.z3.outputs import ERROR, GEN, SHAPE, SOURCE, STORE_ERROR, UNDEFINED, Outs, equal_outs
+from properties.z3.outputs import ERROR, GEN, SHAPE, SOURCE, STORE_ERROR, UNDEFINED, Outs, Unrecorded, equal_outs
 from properties.z3.rules import (FALSE, TRUE, W0, W1, WMANY, add_member, check_join, complete_join, each,
                                  leave_completing, maybe_prepare, prepare, remove, remove_where, reschedule,
                                  resync_all)
@@ -80,9 +80,9 @@ def _sync(p: ModelProfile, w: SW, i: Expr) -> Ws:
 
 def _settle_sync_op(w: SW) -> None:
     """A SyncGroup re-checks GroupSyncKey: the DelayedSync completes once everyone synced."""
-    settles = z3.And(w.sync_op, z3.Not(w.exists(lambda x: w.get("pending_sync", x))))
-    w.arm(SYNC_OP, None, z3.If(settles, SOURCE["-"], w.outs.group[SYNC_OP]))
-    w.sync_op = z3.And(w.sync_op, z3.Not(settles))
+    pending = w.exists(lambda x: w.get("pending_sync", x))
+    w.arm(SYNC_OP, None, z3.If(z3.And(w.sync_op, z3.Not(pending)), SOURCE["-"], w.outs.group[SYNC_OP]))
+    w.sync_op = z3.And(w.sync_op, pending)
 
 
 def _append(p: ModelProfile, w: SW) -> Ws:
@@ -254,20 +254,21 @@ _CACHE: dict[tuple[object, ...], Branches] = {}
 
 
 def branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, arg: str = "", m: Expr | None = None,
-             pre: Terms | None = None) -> Branches:
-    """Symbolically execute one action kind from ``pre`` (default: the declared state ``pre``)."""
+             pre: Terms | None = None, outputs: bool = True) -> Branches:
+    """Symbolically execute one action kind from ``pre`` (default: the declared state ``pre``); with
+    ``outputs=False`` the paths' outputs are not recorded (cheaper, for users of the state relation only)."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     slot_action = kind in SLOT_ACTIONS
     if (kind, arg) not in ACTION_KINDS:
         raise ValueError(f"unknown abstract action {kind}[{arg}]")
     pre = pre if pre is not None else voc.state("pre")
     m = (m if m is not None else voc.dom.member("m")) if slot_action else None
-    key = (repr(p), voc.key, kind, arg, None if m is None else m.get_id(), pre.group.get_id())
+    key = (repr(p), voc.key, kind, arg, None if m is None else m.get_id(), pre.group.get_id(), outputs)
     if key in _CACHE:
         return _CACHE[key]
 
     def run(ctx: Ctx) -> Ws:
-        w = SW(pre, ctx)
+        w = SW(pre, ctx, outs=None if outputs else Unrecorded.of(pre.dom))
         if not w.holds(enabled(p, w, kind, arg, m)):
             return []
         return SLOT_ACTIONS[kind](p, w, m) if m is not None else GROUP_ACTIONS[(kind, arg)](p, w)

@@ -58,7 +58,7 @@ def test_the_model_satisfies_every_output_property_on_every_graph_step(profile: 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_the_claims_hold_for_refused_requests_too(profile: str) -> None:
     """Requests the coordinator refuses (a cell in AbstractAction.arg, or an unknown member id) are labelled
-    steps, not graph edges, and the Z3 encoding leaves them out; the Python predicates hold on them all."""
+    steps, not graph edges; the Python predicates hold on them all (the proofs cover them: refusals.py)."""
     scope = Scope(members=2)
     props = [OUTPUT[n] for n in output_properties(profile)]
     broken = []

@@ -4,18 +4,24 @@ For every state of a 2-member graph, every action kind and every slot, the (cano
 outputs) pairs Z3 allows — models of T(s, s', o') enumerated with blocking clauses over the post-state
 and every output variable, outputs naming slots as in the pre-state — must equal
 ``model.step.outcomes`` (the oracle). A failed append's raw error is NOT_ENOUGH_REPLICAS (answered
-COORDINATOR_NOT_AVAILABLE, SPEC.md §3.2). 3.9 with deferred appends (the largest, ~45 s) is slow;
-a planted output error shows the comparison can fail.
+COORDINATOR_NOT_AVAILABLE, SPEC.md §3.2). Refused requests (refusals.py) are compared on every kind
+of slot in every group state of the same graphs. 3.9 with deferred appends (the largest, ~45 s) and the
+3-member scopes are slow; a planted output error shows the comparison can fail.
 """
 from __future__ import annotations
+
+import re
 
 import pytest
 
 from model.graph import build
 from model.outputs import Outputs
 from model.state import FREE, AbstractAction, Scope, State
-from model.step import enabled, outcomes
+from model.profiles import get_model_profile
+from model.rules import W
+from model.step import _refused, _valid_requester, enabled, outcomes
 from properties.z3.explicit import Z3Stepper
+from properties.z3.refusals import REFUSAL_KINDS
 
 DETAIL = "NOT_ENOUGH_REPLICAS"
 
@@ -56,6 +62,43 @@ def test_z3_and_model_outcomes_agree_on_every_2_member_state(profile: str, defer
     assert disagreements(profile, Scope(members=2, deferred_appends=deferred)) == []
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["0.10.0", "3.9"])
+@pytest.mark.parametrize("deferred", [True, False], ids=["deferred-appends", "sync-appends"])
+def test_z3_and_model_outcomes_agree_on_every_3_member_state(profile: str, deferred: bool) -> None:
+    assert disagreements(profile, Scope(members=3, deferred_appends=deferred)) == []
+
+
+def refusal_disagreements(profile: str, scope: Scope) -> list[str]:
+    """Every refused request (a cell, or an unknown member id) from every kind of slot in every group state
+    of the graph: Z3's refusal outcomes equal model.step.outcomes where the model refuses, else are empty."""
+    z3_step, p = Z3Stepper(profile, scope), get_model_profile(profile)
+    out, seen = [], set()
+    for _, state in build(scope, profile).nodes(data="state"):
+        key = (state.group, tuple((x.status, x.watch == 0) for x in state.slots))   # all a refusal reads
+        if key in seen:
+            continue
+        seen.add(key)
+        for kind, cell in REFUSAL_KINDS:
+            for slot in [-1] if kind == "OffsetCommit/simple" else range(len(state.slots)):
+                if kind.startswith("JoinGroup/new") and state.slots[slot] != FREE:   # a new member's slot is free
+                    continue
+                action = AbstractAction(kind, slot, cell)
+                w = W.of(state, scope)
+                refused = (cell or not _valid_requester(w, action)) and _refused(p, w, action) is not None
+                want = set(outcomes(state, action, profile, scope, DETAIL)) if refused else set()
+                got = z3_step.outcomes(state, kind, cell, slot, DETAIL, refused=True)
+                if got != want:
+                    out.append(f"{state.short()} {action}: z3 {sorted(str(o) for _, o in got)}, "
+                               f"model {sorted(str(o) for _, o in want)}")
+    return out
+
+
+@pytest.mark.parametrize("profile", ["0.10.0", "3.9"])
+def test_z3_and_model_agree_on_every_refused_request(profile: str) -> None:
+    assert refusal_disagreements(profile, Scope(members=2)) == []
+
+
 def test_a_join_completion_says_answers_and_arms() -> None:
     """The comparison is not of empty outputs: an InitialDelayedJoin that completes answers both members (the
     list for the leader), arms their session ops and the DelayedSync."""
@@ -78,3 +121,16 @@ def test_a_planted_output_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> No
     found = disagreements("0.10.0", Scope(members=2, deferred_appends=False), first_only=True)
     assert len(found) == 1 and "z3 only" in found[0]
     assert "heartbeat(" in found[0].split("model only")[0]
+
+
+def test_a_planted_refusal_error_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The refusal comparison can fail too: answering NOT_COORDINATOR with NONE is seen on every request kind."""
+    from properties.z3 import outputs, refusals
+    monkeypatch.setattr(refusals, "ERROR", {**outputs.ERROR, "NOT_COORDINATOR": outputs.ERROR["NONE"]})
+    monkeypatch.setattr(refusals, "_CACHE", {})
+    found = refusal_disagreements("0.10.0", Scope(members=1))
+    # 0.10.0 answers a loading partition NOT_COORDINATOR too (SPEC.md §3.0: the checks swap before 2.0)
+    assert found and all(("[not-coordinator]" in f or "[loading]" in f) and "NONE" in f.split("model")[0]
+                         for f in found)
+    kinds = {re.match(r"[^\[(]+", f.split(": z3")[0].split()[-1]).group() for f in found}   # type: ignore[union-attr]
+    assert kinds == set(refusals.REQUEST_API)

@@ -19,6 +19,7 @@ from model.state import Scope, State
 from properties.z3.domain import GROUP, JOIN_OP, KIND, Finite
 from properties.z3.encoding import Terms, Vocabulary, decode, slot_values
 from properties.z3.outputs import Outs, decode_outputs
+from properties.z3.refusals import refusal_branches
 from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS, branches, transition, transition_outputs
 
 
@@ -96,15 +97,18 @@ class Z3Stepper:
         finally:
             s.pop()
 
-    def outcomes(self, state: State, kind: str, arg: str = "", slot: int = -1,
-                 detail: str = "") -> set[tuple[State, Outputs]]:
+    def outcomes(self, state: State, kind: str, arg: str = "", slot: int = -1, detail: str = "",
+                 refused: bool = False) -> set[tuple[State, Outputs]]:
         """Every (canonical successor, outputs) pair the Z3 relation allows from ``state``; answers and
-        arms name slots by their index in ``state`` (as model.step.outcomes does)."""
-        key = (kind, arg, slot)
+        arms name slots by their index in ``state`` (as model.step.outcomes does). ``refused``: the
+        refusal of request ``kind`` with cell ``arg`` (refusals.py) instead of the action proper."""
+        key = (kind, arg, slot, refused)
         if key not in self._out_solvers:
-            m = self.dom.slots[slot] if kind in SLOT_ACTIONS else None
+            m = self.dom.slots[slot] if slot >= 0 else None
+            b = (refusal_branches(self.p, self.voc, kind, arg, m=m, pre=self.pre) if refused
+                 else branches(self.p, self.voc, kind, arg, m=m, pre=self.pre))
             s = z3.Solver()
-            s.add(transition_outputs(branches(self.p, self.voc, kind, arg, m=m, pre=self.pre), self.post, self.outs))
+            s.add(transition_outputs(b, self.post, self.outs))
             self._out_solvers[key] = s
         s = self._out_solvers[key]
         assumptions = [z3.And(self.pre_lits.of(state))]

@@ -27,7 +27,7 @@ from properties.z3.encoding import evaluate
 
 APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup")
 #: the mapped error of a failed group-record append (SPEC.md §3.2), and "no answer defined" (a group
-#: state outside a profile's answer table: the model has no answer there and the proofs rule it out)
+#: state outside a profile's answer table, where the model has none: its table lookup would fail)
 STORE_ERROR, UNDEFINED = "store-error", "undefined"
 _ERRORS = {"NONE", "REBALANCE_IN_PROGRESS", "UNKNOWN_MEMBER_ID", "MEMBER_ID_REQUIRED", "NOT_COORDINATOR",
            "ILLEGAL_GENERATION", "INVALID_SESSION_TIMEOUT", "INCONSISTENT_GROUP_PROTOCOL", STORE_ERROR, UNDEFINED}

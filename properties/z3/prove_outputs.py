@@ -1,12 +1,13 @@
 """Proofs of the abstract output properties: every step from a state of the inductive invariant says
 what the property claims, for any number of members.
 
-``prove_outputs(profile, assumed)`` checks, for every path of every action kind (members an
-uninterpreted sort, prove.py's vocabulary), ``∧I(v) ∧ guard ⇒ P(v, m, outputs, v')`` for each output
-property P (properties/z3/output_twins.py), where ``I`` are ``assumed`` — the invariants ``prove``
-proved, an inductive conjunction that the initial state satisfies, so it holds in every reachable
-state and P holds on every reachable step. A failure comes with a counterexample step: pre-state,
-action, outputs and post-state as model values, checked against ``model.step.outcomes``.
+``prove_outputs(profile, assumed)`` checks, for every path of every action kind and of every refused
+request (refusals.py), with members an uninterpreted sort (prove.py's vocabulary),
+``∧I(v) ∧ guard ⇒ P(v, m, outputs, v')`` for each output property P (properties/z3/output_twins.py),
+where ``I`` are ``assumed`` — the invariants ``prove`` proved, an inductive conjunction that the initial
+state satisfies, so it holds in every reachable state and P holds on every reachable step. A failure
+comes with a counterexample step: pre-state, action, outputs and post-state as model values, checked
+against ``model.step.outcomes``.
 """
 from __future__ import annotations
 
@@ -23,7 +24,8 @@ from properties.z3.invariants import TWINS
 from properties.z3.output_twins import STEP_TWINS
 from properties.z3.outputs import Outs, decode_outputs
 from properties.z3.prove import GUARD_MS, NOT_PROVED_STEP, PROVED, UNKNOWN, Cti, Result, _Queries, proof_set
-from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS
+from properties.z3.refusals import REFUSAL_KINDS, refusal_branches
+from properties.z3.steps import ACTION_KINDS
 
 
 def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None, names: list[str] | None = None,
@@ -41,12 +43,14 @@ def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None,
     ctis: dict[str, Cti | None] = {}
     failed_on: dict[str, list[str]] = {n: [] for n in todo}
     seconds = {n: 0.0 for n in todo}
-    for kind, arg in ACTION_KINDS:
+    refusals = [refusal_branches(p, q.voc, k, c, m=q.m, pre=q.v) for k, c in REFUSAL_KINDS]
+    for b, refused in [(q.moves[key], False) for key in ACTION_KINDS] + [(r, True) for r in refusals]:
+        kind, arg, m = b.kind, b.arg, b.m
+        label = f"{kind}[{arg or 'unknown-member'}] (refused)" if refused else f"{kind}[{arg}]" if arg else kind
         s = z3.Solver()
         s.set("timeout", timeout_ms)
         s.add(q.v.well_formed(), *[TWINS[n](q.v) for n in assumed])
-        m = q.m if kind in SLOT_ACTIONS else None
-        for guard, post, _, outs in q.moves[(kind, arg)].paths:
+        for guard, post, _, outs in b.paths:
             s.push()
             s.add(guard)
             s.set("timeout", GUARD_MS)   # a path the invariants rule out is skipped for every property
@@ -54,26 +58,27 @@ def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None,
             s.set("timeout", timeout_ms)
             for name in [] if skip else [n for n in todo if status[n] == PROVED]:
                 t = time.perf_counter()
-                found = q.refute(s, STEP_TWINS[name](q.v, kind, m, outs, post))
+                found = q.refute(s, STEP_TWINS[name](q.v, kind, arg, m, outs, post))
                 seconds[name] += time.perf_counter() - t
                 if found is not None:
                     r, model = found
                     status[name] = NOT_PROVED_STEP if r == z3.sat else UNKNOWN
-                    ctis[name] = None if model is None else _cti(q, model, name, post, outs, kind, arg)
-                    failed_on[name].append(f"{kind}[{arg}]" if arg else kind)
+                    ctis[name] = None if model is None else _cti(q, model, name, post, outs, kind, arg, m)
+                    failed_on[name].append(label)
             s.pop()
     return [Result(n, p.name, status[n], seconds[n], cti=ctis.get(n), note=", ".join(failed_on[n])) for n in todo]
 
 
-def _cti(q: _Queries, model: z3.ModelRef, name: str, post_terms: Terms, outs: Outs, kind: str, arg: str) -> Cti:
+def _cti(q: _Queries, model: z3.ModelRef, name: str, post_terms: Terms, outs: Outs, kind: str, arg: str,
+         m: z3.ExprRef | None) -> Cti:
     """The counterexample step in the solver's own member order (slot i = element i, before and after)."""
     elements = q.voc.dom.elements(model)
     pre = decode(model, q.v, elements, canonical=False)
     post = decode(model, post_terms, elements, canonical=False)
     said = decode_outputs(model, outs, elements)
     slot = -1
-    if kind in SLOT_ACTIONS:
-        me = model.eval(q.m, model_completion=True)
+    if m is not None:
+        me = model.eval(m, model_completion=True)
         slot = next(i for i, e in enumerate(elements) if e.eq(me))
     action = AbstractAction(kind, slot, arg)
     flags = q.flags(model)

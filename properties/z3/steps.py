@@ -105,12 +105,12 @@ def _store(p: ModelProfile, w: SW, ok: bool) -> Ws:
 def _liveness(api: str, resets: Callable[[ModelProfile], frozenset[str]],
               answers: Callable[[ModelProfile], Mapping[str, str]]) -> Callable[[ModelProfile, SW, Expr], Ws]:
     def handle(p: ModelProfile, w: SW, i: Expr) -> Ws:
-        w.answer(i, api, _by_group(w, answers(p)))
+        w.answer(i, api, answer_by_group(w, answers(p)))
         return reschedule(p, w, i) if w.holds(w.is_group(*sorted(resets(p)))) else [w]
     return handle
 
 
-def _by_group(w: SW, table: Mapping[str, str]) -> Expr:
+def answer_by_group(w: SW, table: Mapping[str, str]) -> Expr:
     """``table[w.group]`` as a term (UNDEFINED outside the table, where the model has no answer)."""
     out = ERROR[UNDEFINED]
     for group, error in sorted(table.items()):

@@ -25,7 +25,7 @@ from properties.z3.output_twins import STEP_TWINS
 from properties.z3.outputs import Outs, decode_outputs
 from properties.z3.prove import GUARD_MS, NOT_PROVED_STEP, PROVED, UNKNOWN, Cti, Result, _Queries, proof_set
 from properties.z3.refusals import REFUSAL_KINDS, refusal_branches
-from properties.z3.steps import ACTION_KINDS
+from properties.z3.steps import ACTION_KINDS, Branches
 
 
 def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None, names: list[str] | None = None,
@@ -39,14 +39,11 @@ def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None,
         raise ValueError(f"not output properties of profile {p.name}: {', '.join(unknown)}")
     q = _Queries(p, timeout_ms)
     assumed = proof_set(p.name)[0] if assumed is None else assumed
-    status = {n: PROVED for n in todo}
-    ctis: dict[str, Cti | None] = {}
-    failed_on: dict[str, list[str]] = {n: [] for n in todo}
-    seconds = {n: 0.0 for n in todo}
-    refusals = [refusal_branches(p, q.voc, k, c, m=q.m, pre=q.v) for k, c in REFUSAL_KINDS]
+    c = _Candidates(todo)
+    refusals = [refusal_branches(p, q.voc, k, cell, m=q.m, pre=q.v) for k, cell in REFUSAL_KINDS]
     for b, refused in [(q.moves[key], False) for key in ACTION_KINDS] + [(r, True) for r in refusals]:
-        kind, arg, m = b.kind, b.arg, b.m
-        label = f"{kind}[{arg or 'unknown-member'}] (refused)" if refused else f"{kind}[{arg}]" if arg else kind
+        label = f"{b.kind}[{b.arg or 'unknown-member'}] (refused)" if refused else \
+            f"{b.kind}[{b.arg}]" if b.arg else b.kind
         s = z3.Solver()
         s.set("timeout", timeout_ms)
         s.add(q.v.well_formed(), *[TWINS[n](q.v) for n in assumed])
@@ -54,19 +51,43 @@ def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None,
             s.push()
             s.add(guard)
             s.set("timeout", GUARD_MS)   # a path the invariants rule out is skipped for every property
-            skip = s.check() == z3.unsat
+            if s.check() != z3.unsat:
+                s.set("timeout", timeout_ms)
+                _check_path(q, s, c, b, post, outs, label)
             s.set("timeout", timeout_ms)
-            for name in [] if skip else [n for n in todo if status[n] == PROVED]:
-                t = time.perf_counter()
-                found = q.refute(s, STEP_TWINS[name](q.v, kind, arg, m, outs, post))
-                seconds[name] += time.perf_counter() - t
-                if found is not None:
-                    r, model = found
-                    status[name] = NOT_PROVED_STEP if r == z3.sat else UNKNOWN
-                    ctis[name] = None if model is None else _cti(q, model, name, post, outs, kind, arg, m)
-                    failed_on[name].append(label)
             s.pop()
-    return [Result(n, p.name, status[n], seconds[n], cti=ctis.get(n), note=", ".join(failed_on[n])) for n in todo]
+    return [Result(n, p.name, c.status[n], c.seconds[n], cti=c.ctis.get(n), note=", ".join(c.failed_on[n]))
+            for n in todo]
+
+
+class _Candidates:
+    """The output properties still standing, with what each cost and where it failed."""
+
+    def __init__(self, names: list[str]) -> None:
+        self.status = {n: PROVED for n in names}
+        self.ctis: dict[str, Cti | None] = {}
+        self.failed_on: dict[str, list[str]] = {n: [] for n in names}
+        self.seconds = {n: 0.0 for n in names}
+
+
+def _check_path(q: _Queries, s: z3.Solver, c: _Candidates, b: Branches, post: Terms, outs: Outs, label: str) -> None:
+    """Every standing property on one path (``s`` holds the invariants and the path's guard)."""
+    claims = {n: STEP_TWINS[n](q.v, b.kind, b.arg, b.m, outs, post) for n, st in c.status.items() if st == PROVED}
+    t = time.perf_counter()
+    names = list(claims)
+    if len(names) > 1 and q.refute(s, z3.And(list(claims.values()))) is None:
+        names = []   # all of them hold on this path: one query instead of one each
+    for n in claims:
+        c.seconds[n] += (time.perf_counter() - t) / len(claims)
+    for name in names:
+        t = time.perf_counter()
+        found = q.refute(s, claims[name])
+        c.seconds[name] += time.perf_counter() - t
+        if found is not None:
+            r, model = found
+            c.status[name] = NOT_PROVED_STEP if r == z3.sat else UNKNOWN
+            c.ctis[name] = None if model is None else _cti(q, model, name, post, outs, b.kind, b.arg, b.m)
+            c.failed_on[name].append(label)
 
 
 def _cti(q: _Queries, model: z3.ModelRef, name: str, post_terms: Terms, outs: Outs, kind: str, arg: str,

@@ -128,18 +128,21 @@ def _write(result: GateResult, out: Path, console: Console) -> None:
 
 
 def prove_phase(profile: str) -> PhaseResult:
-    """The Z3 proofs of the abstract invariants for any number of members (`kgc prove`)."""
+    """The Z3 proofs of the abstract invariants and output properties for any number of members (`kgc prove`)."""
     import time
 
     from properties.z3.prove import prove
+    from properties.z3.prove_outputs import prove_outputs
     t0 = time.perf_counter()
     results = prove(profile)
-    proved = sum(r.status == "proved" for r in results)
+    proved = [r.invariant for r in results if r.status == "proved"]
+    outputs = prove_outputs(profile, proved)
     findings = sum(r.status == "finding" for r in results)
-    bad = [r.invariant for r in results if r.status not in ("proved", "finding")]
+    bad = [r.invariant for r in results + outputs if r.status not in ("proved", "finding")]
     note = (f"FAILED: not proved: {', '.join(bad)}" if bad
-            else f"{proved} invariants proved inductive, {findings} documented findings")
-    return PhaseResult("prove", runs=len(results), seconds=time.perf_counter() - t0, note=note)
+            else f"{len(proved)} invariants proved inductive, {len(outputs)} output properties proved, "
+                 f"{findings} documented findings")
+    return PhaseResult("prove", runs=len(results) + len(outputs), seconds=time.perf_counter() - t0, note=note)
 
 
 def run(args: argparse.Namespace, console: Console, prove: Callable[[str], PhaseResult] | None = prove_phase) -> int:

@@ -1,7 +1,9 @@
 """`kgc prove`: the abstract invariants proved inductive with Z3, or checked by bounded model checking.
 
     kgc prove                         every profile: initiation + consecution for every abstract action,
-                                      members an uninterpreted sort (any group size); CTIs as abstract states
+                                      members an uninterpreted sort (any group size); CTIs as abstract states;
+                                      then the output properties (answers, armed timers) on every step from
+                                      a state of the proved invariants
     kgc prove --profile 3.9           one profile
     kgc prove --bmc 10 [--members 3]  bounded model checking from the initial state, 10 steps, 3 member slots
 
@@ -23,6 +25,7 @@ from model.profiles import MODEL_PROFILES, get_model_profile
 from properties.abstract import FINDINGS
 from properties.z3.bmc import BmcResult, bmc
 from properties.z3.prove import FINDING, PROVED, Result, prove
+from properties.z3.prove_outputs import prove_outputs
 
 MAX_DEPTH = 40
 MAX_MEMBERS = 5
@@ -74,28 +77,38 @@ def _check(args: argparse.Namespace) -> list[str]:
 
 def _run_prove(profiles: list[str], console: Console) -> int:
     table = Table("invariant", "profile", "result", "seconds", header_style="bold", title_justify="left",
-                  title="abstract invariants: initiation and consecution, any number of members")
+                  title="abstract invariants: initiation and consecution, any number of members; "
+                        "output properties: every step from a state of the proved invariants")
     results: list[Result] = []
+    said: list[Result] = []
     started = time.perf_counter()
     for profile in profiles:
         t = time.perf_counter()
         found = prove(profile)
+        outputs = prove_outputs(profile, [r.invariant for r in found if r.status == PROVED])
         for r in found:
             label = r.status + (" (strengthening)" if r.strengthening else "")
             table.add_row(r.invariant, r.profile, f"[{STYLE.get(r.status, 'red')}]{label}[/]", f"{r.seconds:.2f}")
-        table.add_row("", profile, f"[bold]{sum(r.status == PROVED for r in found)} proved[/]",
+        for r in outputs:
+            table.add_row(r.invariant, r.profile, f"[{STYLE.get(r.status, 'red')}]{r.status} (output)[/]",
+                          f"{r.seconds:.2f}")
+        table.add_row("", profile, f"[bold]{sum(r.status == PROVED for r in found + outputs)} proved[/]",
                       f"[bold]{time.perf_counter() - t:.1f}[/]", end_section=True)
         results += found
+        said += outputs
     console.print(table)
-    for r in results:
+    for r in results + said:
         _details(r, console)
     failed = [r for r in results if r.status not in (PROVED, FINDING)]
+    failed_outputs = [r for r in said if r.status != PROVED]
     proved = sum(r.status == PROVED for r in results)
     findings = sum(r.status == FINDING for r in results)
-    verdict = "[green]all proved[/]" if not failed else f"[red]{len(failed)} not proved[/]"
+    bad = len(failed) + len(failed_outputs)
+    verdict = "[green]all proved[/]" if not bad else f"[red]{bad} not proved[/]"
     console.print(f"{verdict}: {proved} proved, {findings} known finding(s), {len(failed)} not proved; "
+                  f"output properties: {len(said) - len(failed_outputs)} proved, {len(failed_outputs)} not proved; "
                   f"{time.perf_counter() - started:.1f} s.")
-    return 1 if failed else 0
+    return 1 if bad else 0
 
 
 def _details(r: Result, console: Console) -> None:
@@ -110,7 +123,9 @@ def _details(r: Result, console: Console) -> None:
     console.print(f"\n[red]{r.status}[/] {r.invariant} on {r.profile}"
                   + (f" — broken by {r.note}" if r.note else ""))
     if r.cti is not None:
-        console.print("counterexample to induction:", highlight=False)
+        what = "counterexample to induction" if r.cti.outputs is None else \
+            "counterexample step (its pre-state satisfies every proved invariant)"
+        console.print(f"{what}:", highlight=False)
         console.print("\n".join("  " + line for line in r.cti.lines()), markup=False, highlight=False)
     else:
         console.print("Z3 gave no answer in time (no counterexample found among up to 4 members).")

@@ -68,9 +68,11 @@ class W:
     def members(self) -> list[int]:
         return [i for i, s in enumerate(self.slots) if s.status == MEMBER]
 
-    def freeze(self) -> State:
-        return State(self.group, self.join_op, self.sync_op, tuple(self.appends), self.fresh, self.nma,
-                     tuple(self.slots)).canonical()
+    def freeze(self, canonical: bool = True) -> State:
+        """The successor; ``canonical=False`` keeps slot positions (slot i is the pre-state's slot i)."""
+        state = State(self.group, self.join_op, self.sync_op, tuple(self.appends), self.fresh, self.nma,
+                      tuple(self.slots))
+        return state.canonical() if canonical else state
 
     def leave_completing(self) -> None:
         """The store callback's guard fails from now on: appends of this generation become no-ops."""

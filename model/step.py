@@ -297,14 +297,15 @@ def step(state: State, action: AbstractAction, profile: str | ModelProfile, scop
 
 
 def outcomes(state: State, action: AbstractAction, profile: str | ModelProfile, scope: Scope,
-             detail: str = "") -> tuple[tuple[State, Outputs], ...]:
+             detail: str = "", canonical: bool = True) -> tuple[tuple[State, Outputs], ...]:
     """Every (successor, outputs) pair of ``action`` in ``state``: what the coordinator must answer and
     which timers it leaves armed (model/outputs.py), slots numbered as in ``state``. ``detail`` is the raw
-    append error of a failed CompleteAppend."""
+    append error of a failed CompleteAppend. ``canonical=False`` leaves the successors' slots where they
+    were, so that slot i of a successor is the identity the outputs call i (for step properties)."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     w = W.of(state, scope)
     w.detail = detail
-    out = {(x.freeze(), x.outputs()) for x in _apply(p, w, action) if len(x.appends) <= scope.max_appends}
+    out = {(x.freeze(canonical), x.outputs()) for x in _apply(p, w, action) if len(x.appends) <= scope.max_appends}
     return tuple(sorted(out, key=lambda o: (o[0].short(), str(o[1]))))
 
 

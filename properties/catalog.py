@@ -43,6 +43,7 @@ PROPERTY_MODULES = (
     "properties.concrete_liveness",
     "properties.witnesses",
     "properties.abstract",
+    "properties.abstract_outputs",
     "properties.checker_side",
 )
 

@@ -24,6 +24,8 @@ def test_prove_on_one_profile_proves_everything_and_reports_the_findings() -> No
     assert "finding model-removed-member-leaves-no-liveness-op on 0.10.0: KAFKA-7196" in out
     assert "  3  ExpireJoin" in out   # the finding's BMC trace, one action per line
     assert "all proved: 16 proved, 2 known finding(s), 0 not proved" in out
+    assert "output properties: 7 proved, 0 not proved" in out   # properties/abstract_outputs.py on 0.10.0
+    assert "model-member-list-goes-only-to-the-leader" in out and "proved (output)" in out
 
 
 def test_bmc_reports_each_invariant_and_the_known_findings_do_not_fail_it() -> None:
@@ -41,6 +43,18 @@ def test_a_not_proved_invariant_fails_the_command(monkeypatch: pytest.MonkeyPatc
     assert code == 1
     assert "not-inductive model-leader-exists-iff-a-member-exists on 0.10.0 — broken by" in out
     assert "counterexample to induction:" in out and "  pre   " in out
+
+
+def test_a_not_proved_output_property_fails_the_command(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Heartbeat that the encoding forgets to answer: the invariants still hold, the output proof fails."""
+    from properties.z3 import steps
+    monkeypatch.setitem(steps.SLOT_ACTIONS, "Heartbeat", lambda p, w, i: [w])
+    monkeypatch.setattr(steps, "_CACHE", {})
+    code, out = run("--profile", "0.10.0")
+    assert code == 1
+    assert "1 not proved: 16 proved, 2 known finding(s), 0 not proved; output properties: 6 proved, 1 not proved" in out
+    assert "not-proved model-request-is-answered-or-parked on 0.10.0 — broken by Heartbeat" in out
+    assert "counterexample step (its pre-state satisfies every proved invariant):" in out and "  out   " in out
 
 
 @pytest.mark.parametrize(("argv", "message"), [

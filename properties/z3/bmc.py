@@ -63,7 +63,7 @@ def _moves(p: ModelProfile, voc: Vocabulary) -> list[tuple[AbstractAction, Branc
     for kind, arg in ACTION_KINDS:
         for i in (range(voc.dom.k) if kind in SLOT_ACTIONS else [-1]):   # type: ignore[union-attr]
             m = voc.dom.slots[i] if i >= 0 else None   # type: ignore[union-attr]
-            out.append((AbstractAction(kind, i, arg), branches(p, voc, kind, arg, m=m, pre=pre)))
+            out.append((AbstractAction(kind, i, arg), branches(p, voc, kind, arg, m=m, pre=pre, outputs=False)))
     return out
 
 

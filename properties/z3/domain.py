@@ -31,6 +31,9 @@ def _enum(name: str, values: Sequence[object]) -> tuple[z3.SortRef, dict[object,
     return sort, dict(zip(values, consts, strict=True))
 
 
+#: an enumeration sort and its values by Python value (outputs.py declares its sorts with it too)
+enum_sort = _enum
+
 GroupSort, GROUP = _enum("Group", (ABSENT_GROUP, EMPTY, PREPARING, COMPLETING, STABLE))
 JoinSort, JOIN_OP = _enum("JoinOp", (NO_JOIN, JOIN, INITIAL_JOIN))
 StatusSort, STATUS = _enum("Status", (ABSENT, PENDING, MEMBER))

@@ -4,7 +4,8 @@
 T_kind (a finite domain of ``scope.members`` slots, slot i = member i) and enumerates every model
 of the post-state with blocking clauses, canonicalising each. This is the Z3 side of the
 encoding-agreement test (tests/test_z3_encoding.py): on every graph state, for every action kind
-and slot, its set must equal ``model.step``'s.
+and slot, its set must equal ``model.step``'s. ``outcomes(...)`` does the same for (successor,
+outputs) pairs against ``model.step.outcomes`` (tests/test_z3_outputs.py).
 """
 from __future__ import annotations
 
@@ -13,10 +14,13 @@ from typing import Callable
 import z3
 
 from model.profiles import ModelProfile, get_model_profile
+from model.outputs import Outputs
 from model.state import Scope, State
 from properties.z3.domain import GROUP, JOIN_OP, KIND, Finite
 from properties.z3.encoding import Terms, Vocabulary, decode, slot_values
-from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS, branches, transition
+from properties.z3.outputs import Outs, decode_outputs
+from properties.z3.refusals import refusal_branches
+from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS, branches, transition, transition_outputs
 
 
 class _Literals:
@@ -57,13 +61,15 @@ class Z3Stepper:
         self.pre, self.post = voc.state("pre"), voc.state("post")
         self.pre_lits, self.post_lits = _Literals(self.pre, voc.dom), _Literals(self.post, voc.dom)
         self._solvers: dict[tuple[str, str, int], z3.Solver] = {}
+        self.outs = Outs.declare(voc.dom, "out")
+        self._out_solvers: dict[tuple[str, str, int], z3.Solver] = {}
         self._assumed: dict[State, list[z3.ExprRef]] = {}
 
     def _solver(self, kind: str, arg: str, slot: int) -> z3.Solver:
         key = (kind, arg, slot)
         if key not in self._solvers:
             m = self.dom.slots[slot] if kind in SLOT_ACTIONS else None
-            b = branches(self.p, self.voc, kind, arg, m=m, pre=self.pre)
+            b = branches(self.p, self.voc, kind, arg, m=m, pre=self.pre, outputs=False)
             s = z3.Solver()
             s.add(transition(b, self.pre, self.post))
             self._solvers[key] = s
@@ -88,6 +94,35 @@ class Z3Stepper:
                 if s.check(*assumptions) != z3.sat:
                     return out
                 model = s.model()
+        finally:
+            s.pop()
+
+    def outcomes(self, state: State, kind: str, arg: str = "", slot: int = -1, detail: str = "",
+                 refused: bool = False) -> set[tuple[State, Outputs]]:
+        """Every (canonical successor, outputs) pair the Z3 relation allows from ``state``; answers and
+        arms name slots by their index in ``state`` (as model.step.outcomes does). ``refused``: the
+        refusal of request ``kind`` with cell ``arg`` (refusals.py) instead of the action proper."""
+        key = (kind, arg, slot, refused)
+        if key not in self._out_solvers:
+            m = self.dom.slots[slot] if slot >= 0 else None
+            b = (refusal_branches(self.p, self.voc, kind, arg, m=m, pre=self.pre) if refused
+                 else branches(self.p, self.voc, kind, arg, m=m, pre=self.pre))
+            s = z3.Solver()
+            s.add(transition_outputs(b, self.post, self.outs))
+            self._out_solvers[key] = s
+        s = self._out_solvers[key]
+        assumptions = [z3.And(self.pre_lits.of(state))]
+        members, leaves = list(self.dom.slots), self.outs.leaves()
+        out: set[tuple[State, Outputs]] = set()
+        s.push()
+        try:
+            while s.check(*assumptions) == z3.sat:
+                model = s.model()
+                successor = decode(model, self.post, members=members, canonical=False)
+                out.add((successor.canonical(), decode_outputs(model, self.outs, members, detail)))
+                said = [leaf == model.eval(leaf, model_completion=True) for leaf in leaves]
+                s.add(z3.Not(z3.And(self.post_lits.of(successor) + said)))
+            return out
         finally:
             s.pop()
 

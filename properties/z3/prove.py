@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 import z3
 
 from model.profiles import ModelProfile, get_model_profile
+from model.outputs import Outputs
 from model.state import AbstractAction, Scope, State
 from model.step import step as model_step
 from properties.abstract import FINDINGS, STRENGTHENING, abstract_invariants
@@ -27,6 +28,8 @@ from properties.z3.invariants import TWINS
 from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS, branches
 
 PROVED, NOT_INDUCTIVE, UNKNOWN, FINDING = "proved", "not-inductive", "unknown", "finding"
+#: an output property that some step from a state of the proved invariants breaks (prove_outputs.py)
+NOT_PROVED_STEP = "not-proved"
 #: the first look at a query (ms); proofs of these obligations take milliseconds
 QUICK_MS = 2000
 #: how long to look for a contradiction between a path's guard and the invariants before checking it anyway
@@ -43,6 +46,7 @@ class Cti:
     post: State | None
     scope_flags: dict[str, bool]
     model_agrees: bool | None   # is ``post`` one of model.step(pre, action)? (None: initiation)
+    outputs: Outputs | None = None   # what the step says (a counterexample to an output property)
 
     def lines(self) -> list[str]:
         if self.action is None:
@@ -50,8 +54,11 @@ class Cti:
         flags = ", ".join(f"{k}={v}" for k, v in self.scope_flags.items())
         out = [f"pre   {self.pre.short()}", f"act   {self.action}", f"post  {self.post.short() if self.post else '?'}",
                f"scope {flags}"]
+        if self.outputs is not None:
+            out.insert(3, f"out   {self.outputs}")
         if self.model_agrees is False:
-            out.append("WARNING: model.step does not produce this post-state: the encoding disagrees")
+            what = "post-state" if self.outputs is None else "post-state with these outputs"
+            out.append(f"WARNING: model.step does not produce this {what}: the encoding disagrees")
         return out
 
 
@@ -114,7 +121,7 @@ class _Queries:
         r = s.check()
         cti = None
         if r == z3.sat:
-            cti = Cti(name, decode(s.model(), self.v), None, None, self._flags(s.model()), None)
+            cti = Cti(name, decode(s.model(), self.v), None, None, self.flags(s.model()), None)
         return r, cti
 
     def consecution(self, kind: str, arg: str, assumed: list[str], names: list[str],
@@ -123,7 +130,7 @@ class _Queries:
         s = _solver(self.timeout_ms)
         s.add(self.v.well_formed(), *[TWINS[n](self.v) for n in assumed])
         failed: dict[str, tuple[z3.CheckSatResult, Cti | None]] = {}
-        for guard, post, _ in self.moves[(kind, arg)].paths:
+        for guard, post, _, _ in self.moves[(kind, arg)].paths:
             s.push()
             s.add(guard)
             s.set("timeout", GUARD_MS)   # a quick look only: satisfiable guards can be slow to confirm
@@ -150,9 +157,17 @@ class _Queries:
         Z3 proves these queries unsat in milliseconds; a satisfiable one (a real CTI) can make its
         model finding over the unbounded sort slow, so a short look is followed by a search for a
         small finite model, and only then by the full timeout."""
+        found = self.refute(s, z3.And(TWINS[name](post), post.well_formed()))
+        if found is None:
+            return None
+        r, model = found
+        return (r, None) if model is None else (z3.sat, self._cti(model, name, post, kind, arg))
+
+    def refute(self, s: z3.Solver, claim: z3.ExprRef) -> tuple[z3.CheckSatResult, z3.ModelRef | None] | None:
+        """None when ``s`` implies ``claim``; else (sat, a small model) or (unknown, None)."""
         s.push()
         try:
-            s.add(z3.Not(z3.And(TWINS[name](post), post.well_formed())))
+            s.add(z3.Not(claim))
             s.set("timeout", QUICK_MS)
             r = s.check()
             if r == z3.unsat:
@@ -164,14 +179,12 @@ class _Queries:
                 if r == z3.unsat:
                     return None
                 model = s.model() if r == z3.sat else None
-            if model is None:
-                return r, None
-            return z3.sat, self._cti(model, name, post, kind, arg)
+            return (r, None) if model is None else (z3.sat, model)
         finally:
             s.set("timeout", self.timeout_ms)
             s.pop()
 
-    def _flags(self, model: z3.ModelRef) -> dict[str, bool]:
+    def flags(self, model: z3.ModelRef) -> dict[str, bool]:
         return {"deferred_appends": z3.is_true(model.eval(self.voc.deferred, model_completion=True)),
                 "initial_delay": z3.is_true(model.eval(self.voc.initial_delay, model_completion=True))}
 
@@ -186,7 +199,7 @@ class _Queries:
             raw_index = next(i for i, e in enumerate(elements) if e.eq(me))
             slot = pre.slots.index(pre_raw.slots[raw_index])
         action = AbstractAction(kind, slot, arg)
-        flags = self._flags(model)
+        flags = self.flags(model)
         scope = Scope(members=max(1, len(pre.slots)), deferred_appends=flags["deferred_appends"],
                       initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2)
         agrees = post in model_step(pre, action, self.p, scope)

@@ -12,6 +12,9 @@ does the same for model/step.py). Differences of form, not of meaning:
 (3) A few branches whose arms differ only in data are data: the leadership hand-over, the leader
     flag of an added member, the DelayedSync settling, the E0 reschedule (a free choice instead of
     two successors). Fewer paths; the same successor sets (tests/test_z3_encoding.py).
+(4) Outputs (outputs.py) are recorded where the model records them (``W.answer/arm/disarm``); a
+    conditional one (a parked join answered only if the removed member had one) is data too.
+    Same (successor, outputs) pairs: tests/test_z3_outputs.py.
 Profile switches are read from ``ModelProfile`` exactly where the model reads them.
 """
 from __future__ import annotations
@@ -20,11 +23,15 @@ from typing import Callable
 
 import z3
 
+from model.outputs import JOIN_OP as DELAYED_JOIN
+from model.outputs import (ERROR_NO_ID, FOLLOWER, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, LEADER_LIST, NEW, NEW_MEMBER,
+                           NONE_GEN, PENDING_OP, REBALANCE, SESSION, SYNC_OP)
 from model.profiles import ModelProfile
 from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, COMPLETING, EMPTY,
                          INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING)
 from properties.z3.domain import GROUP, JOIN_OP, KIND, STATUS, WATCH, Expr
 from properties.z3.encoding import Terms
+from properties.z3.outputs import ERROR, GEN, SHAPE, SOURCE
 from properties.z3.symbolic import SW, Ws
 
 TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)
@@ -55,20 +62,34 @@ def _rescheduled(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, watch: Expr
     return z3.If(awaiting, W0, z3.If(watch == W0, W1, z3.If(choice, W1, WMANY)))
 
 
-def reschedule(p: ModelProfile, w: SW, i: Expr) -> Ws:
+def _rearmed(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, source: str) -> Expr:
+    """The heartbeat op a reschedule leaves armed: ``source``, or none when the new op completes at birth
+    (3.9: an awaiting, not-new member; E0: an awaiting member, whose ops all complete)."""
+    awaiting = z3.Or(aj, as_)
+    survives = z3.Or(is_new, z3.Not(awaiting)) if p.satisfied_flag else z3.Not(awaiting)
+    return z3.If(survives, SOURCE[source], SOURCE["-"])
+
+
+def reschedule(p: ModelProfile, w: SW, i: Expr, source: str = SESSION) -> Ws:
+    """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6); the new op's delay is ``source``."""
     choice = None if p.satisfied_flag else w.ctx.choose(z3.BoolSort())
-    w.set(i, watch=_rescheduled(p, w.get("awaiting_join", i), w.get("awaiting_sync", i), w.get("is_new", i),
-                                w.get("watch", i), choice))
+    aj, as_, is_new = w.get("awaiting_join", i), w.get("awaiting_sync", i), w.get("is_new", i)
+    w.arm(HEARTBEAT_OP, i, _rearmed(p, aj, as_, is_new, source))
+    w.set(i, watch=_rescheduled(p, aj, as_, is_new, w.get("watch", i), choice))
     return [w]
 
 
-def resync_all(p: ModelProfile, w: SW) -> None:
-    """for each member awaiting sync: clear awaiting_sync, then reschedule (prepare, _store)."""
+def resync_all(p: ModelProfile, w: SW, error: Expr) -> None:
+    """for each member awaiting sync: answer its SyncGroup with ``error``, clear awaiting_sync, then
+    reschedule (prepare: REBALANCE_IN_PROGRESS, SPEC.md §3.1; _store: the append's outcome, §3.2)."""
     b = w.snapshot()
     choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
 
     def sel(x: Expr) -> Expr:
         return z3.And(b.is_member(x), b.get("awaiting_sync", x))
+    w.outs.bulk(sel, **{"SyncGroup.answered": lambda x: TRUE, "SyncGroup.error": lambda x: error,
+                        HEARTBEAT_OP: lambda x: _rearmed(p, b.get("awaiting_join", x), FALSE, b.get("is_new", x),
+                                                         SESSION)})
     w.bulk("watch", lambda x: z3.If(sel(x), _rescheduled(p, b.get("awaiting_join", x), FALSE, b.get("is_new", x),
                                                          b.get("watch", x), _pick(w, choice, x)), b.get("watch", x)))
     w.bulk("awaiting_sync", lambda x: z3.If(sel(x), FALSE, b.get("awaiting_sync", x)))
@@ -78,19 +99,33 @@ def _pick(w: SW, choice: object, x: Expr) -> Expr | None:
     return None if choice is None else w.dom.get(choice, x)   # type: ignore[arg-type]
 
 
-def remove(w: SW, i: Expr, complete_ops: bool) -> Ws:
-    """group.remove: the slot empties; a removed leader is replaced by any remaining member."""
+def remove(p: ModelProfile, w: SW, i: Expr, complete_ops: bool) -> Ws:
+    """group.remove: the slot empties; a removed leader is replaced by any remaining member.
+
+    removeMemberAndUpdateGroup answers a parked JoinGroup UNKNOWN_MEMBER_ID with member id "" [2.2.0+,
+    SPEC.md §3.4]; a parked SyncGroup of the removed member is never answered."""
     was_leader = w.get("leader", i)
+    if p.removal_answers_parked_join:
+        w.answer(i, "JoinGroup", ERROR["UNKNOWN_MEMBER_ID"], GEN[NONE_GEN], SHAPE[ERROR_NO_ID],
+                 when=w.get("awaiting_join", i))
+    if complete_ops:
+        w.disarm(HEARTBEAT_OP, i)
     w.set(i, status=STATUS[ABSENT], leader=FALSE, awaiting_join=FALSE, awaiting_sync=FALSE, is_new=FALSE,
           pending_sync=FALSE, watch=W0 if complete_ops else w.get("watch", i))
     _hand_over_leadership(w, was_leader)
     return [w]
 
 
-def remove_where(w: SW, sel: Callable[[Terms, Expr], Expr], complete_ops: bool) -> Ws:
+def remove_where(p: ModelProfile, w: SW, sel: Callable[[Terms, Expr], Expr], complete_ops: bool) -> Ws:
     """remove() of every member with ``sel`` (decided on the state before the first removal)."""
     b = w.snapshot()
     leader_gone = b.exists(lambda x: z3.And(sel(b, x), b.get("leader", x)))
+    if p.removal_answers_parked_join:
+        w.outs.bulk(lambda x: z3.And(sel(b, x), b.get("awaiting_join", x)), **{
+            "JoinGroup.answered": lambda x: TRUE, "JoinGroup.error": lambda x: ERROR["UNKNOWN_MEMBER_ID"],
+            "JoinGroup.generation": lambda x: GEN[NONE_GEN], "JoinGroup.shape": lambda x: SHAPE[ERROR_NO_ID]})
+    if complete_ops:
+        w.outs.bulk(lambda x: sel(b, x), **{HEARTBEAT_OP: lambda x: SOURCE["-"]})
     for f, free in (("status", STATUS[ABSENT]), ("leader", FALSE), ("awaiting_join", FALSE),
                     ("awaiting_sync", FALSE), ("is_new", FALSE), ("pending_sync", FALSE)):
         w.bulk(f, lambda x, f=f, free=free: z3.If(sel(b, x), free, b.get(f, x)))   # type: ignore[misc]
@@ -117,9 +152,12 @@ def add_member(p: ModelProfile, w: SW, i: Expr) -> Ws:
     """addMemberAndRebalance (SPEC.md §3.1)."""
     if p.initial_delay and w.holds(w.is_group(PREPARING)) and w.holds(w.fresh):
         w.nma = TRUE
+    # the pending-member op completes once the id is a member (§4.7)
+    pending_op = w.outs.get(PENDING_OP, i)
+    w.arm(PENDING_OP, i, z3.If(w.get("status", i) == STATUS[PENDING], SOURCE["-"], pending_op))
     leader = z3.Not(exists_member(w))   # the first member becomes leader
     w.set(i, status=STATUS[MEMBER], awaiting_join=TRUE, is_new=z3.BoolVal(p.new_member_timeout), leader=leader)
-    ws = reschedule(p, w, i) if p.new_member_timeout else [w.set(i, watch=W0)]
+    ws = reschedule(p, w, i, NEW_MEMBER) if p.new_member_timeout else [w.set(i, watch=W0)]
     return each(ws, lambda x: maybe_prepare(p, x))
 
 
@@ -131,7 +169,7 @@ def prepare(p: ModelProfile, w: SW) -> Ws:
     """prepareRebalance: parked SyncGroups get REBALANCE_IN_PROGRESS; a DelayedJoin is armed and tried."""
     if w.holds(w.is_group(COMPLETING)):
         leave_completing(w)
-        resync_all(p, w)
+        resync_all(p, w, ERROR["REBALANCE_IN_PROGRESS"])   # parked SyncGroups get REBALANCE_IN_PROGRESS (§3.1)
     return _arm_join(p, w)
 
 
@@ -139,15 +177,18 @@ def _arm_join(p: ModelProfile, w: SW) -> Ws:
     initial = p.initial_delay and w.holds(w.is_group(EMPTY))
     if p.delayed_sync:
         w.sync_op = FALSE
+        w.disarm(SYNC_OP)
         w.fill("pending_sync", FALSE)
     w.group = GROUP[PREPARING]
     if initial and w.holds(w.voc.initial_delay):
         w.join_op = JOIN_OP[INITIAL_JOIN]
+        w.arm(INITIAL_JOIN_OP, None, SOURCE[INITIAL])
         return [w]
     if initial:   # a zero delay fires at creation; an extension of delay 0 fires too, then the join completes
         w.nma = FALSE
         return complete_join(p, w)
     w.join_op = JOIN_OP[JOIN]
+    w.arm(DELAYED_JOIN, None, SOURCE[REBALANCE])
     if not w.holds(exists_member(w)):   # the rebalance timeout of no members is 0: the op fires at creation
         return complete_join(p, w)
     return check_join(p, w)
@@ -170,7 +211,8 @@ def check_join(p: ModelProfile, w: SW) -> Ws:
 def complete_join(p: ModelProfile, w: SW) -> Ws:
     """onCompleteJoin (SPEC.md §4.4): remove members that did not rejoin, then a new generation."""
     w.join_op = JOIN_OP[NO_JOIN]
-    ws = remove_where(w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))),
+    w.disarm(DELAYED_JOIN).disarm(INITIAL_JOIN_OP)
+    ws = remove_where(p, w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))),
                       complete_ops=p.removal_completes_ops)
     return each(ws, lambda x: _next_generation(p, x))
 
@@ -184,6 +226,10 @@ def _next_generation(p: ModelProfile, w: SW) -> Ws:
         for f, free in (("status", STATUS[ABSENT]), ("leader", FALSE), ("awaiting_join", FALSE),
                         ("awaiting_sync", FALSE), ("is_new", FALSE), ("pending_sync", FALSE), ("watch", W0)):
             w.fill(f, free)
+        for op in (HEARTBEAT_OP, PENDING_OP):   # the dead group's ops are inert: nothing it armed stays armed
+            w.outs.member[op] = w.dom.const(SOURCE["-"])
+        for op in (DELAYED_JOIN, INITIAL_JOIN_OP, SYNC_OP):
+            w.disarm(op)
         return [w]
     if not has_members:
         w.group = GROUP[EMPTY]
@@ -194,13 +240,20 @@ def _next_generation(p: ModelProfile, w: SW) -> Ws:
     _answer_join_all(p, w)
     if p.delayed_sync:
         w.sync_op = TRUE
+        w.arm(SYNC_OP, None, SOURCE[REBALANCE])
     return [w]
 
 
 def _answer_join_all(p: ModelProfile, w: SW) -> None:
-    """_answer_join for every member: join response, reschedule with the session timeout, clear isNew."""
+    """_answer_join for every member: join response (the member list for the leader, SPEC.md §4.4 step 5),
+    reschedule with the session timeout, clear isNew."""
     b = w.snapshot()
     choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
+    w.outs.bulk(b.is_member, **{
+        "JoinGroup.answered": lambda x: TRUE, "JoinGroup.error": lambda x: ERROR["NONE"],
+        "JoinGroup.generation": lambda x: GEN[NEW],
+        "JoinGroup.shape": lambda x: z3.If(b.get("leader", x), SHAPE[LEADER_LIST], SHAPE[FOLLOWER]),
+        HEARTBEAT_OP: lambda x: _rearmed(p, FALSE, b.get("awaiting_sync", x), b.get("is_new", x), SESSION)})
     w.bulk("watch", lambda x: z3.If(b.is_member(x), _rescheduled(p, FALSE, b.get("awaiting_sync", x),
                                                                   b.get("is_new", x), b.get("watch", x),
                                                                   _pick(w, choice, x)), b.get("watch", x)))

@@ -2,7 +2,8 @@
 
 ``branches(profile, voc, kind, arg, m)`` runs the symbolic step of one action kind (acting member
 ``m`` for slot actions) on a declared pre-state and returns its paths; ``transition(...)`` turns
-them into the formula T_a(v, v') = ∨ (guard ∧ v' = post), with the choices left free. The enabling
+them into the formula T_a(v, v') = ∨ (guard ∧ v' = post), with the choices left free (and
+``transition_outputs`` into T_a(v, v', o') = ∨ (guard ∧ v' = post ∧ o' = outputs)). The enabling
 condition of ``model.step.enabled`` is the first guard of every path (a disabled action has no
 successor), and a successor with more appends than the vocabulary's bound is cut off, as in
 ``model.step.step``.
@@ -10,15 +11,18 @@ successor), and a successor with more appends than the vocabulary's bound is cut
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Mapping
 
 import z3
 
+from model.outputs import (CURRENT, ERROR_ID, FOLLOWER, INITIAL, INITIAL_JOIN_OP, LEADER_LIST,
+                           NONE_GEN, PENDING_OP, SESSION, SYNC_OP)
 from model.profiles import ModelProfile, get_model_profile
 from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, INITIAL_JOIN, MEMBER,
                          NO_JOIN, PENDING, PREPARING, STABLE)
 from properties.z3.domain import GROUP, JOIN_OP, KIND, STATUS, Expr
 from properties.z3.encoding import Terms, Vocabulary, equal
+from properties.z3.outputs import ERROR, GEN, SHAPE, SOURCE, STORE_ERROR, UNDEFINED, Outs, Unrecorded, equal_outs
 from properties.z3.rules import (FALSE, TRUE, W0, W1, WMANY, add_member, check_join, complete_join, each,
                                  leave_completing, maybe_prepare, prepare, remove, remove_where, reschedule,
                                  resync_all)
@@ -34,6 +38,8 @@ def _join_new(p: ModelProfile, w: SW, i: Expr) -> Ws:
 def _join_new_pending(p: ModelProfile, w: SW, i: Expr) -> Ws:
     if w.holds(w.is_group(ABSENT_GROUP)):
         w.group, w.fresh, w.nma = GROUP[p.created_state], TRUE, FALSE
+    w.answer(i, "JoinGroup", ERROR["MEMBER_ID_REQUIRED"], GEN[NONE_GEN], SHAPE[ERROR_ID])
+    w.arm(PENDING_OP, i, SOURCE[SESSION])
     return [w.set(i, status=STATUS[PENDING], watch=W1)]   # its pending-member expiration is armed
 
 
@@ -44,7 +50,10 @@ def _join_known(p: ModelProfile, w: SW, i: Expr) -> Ws:
         return check_join(p, w.set(i, awaiting_join=TRUE))
     if w.holds(w.is_group(STABLE)) and w.holds(w.get("leader", i)):   # the leader's JoinGroup always rebalances
         return each(prepare(p, w.set(i, awaiting_join=TRUE)), lambda x: check_join(p, x))
-    return [w]   # unchanged metadata in CompletingRebalance/Stable: answered with the current generation
+    # unchanged metadata in CompletingRebalance/Stable: answered with the current generation, the member
+    # list only for the leader (SPEC.md §3.1 J5b)
+    shape = z3.If(w.get("leader", i), SHAPE[LEADER_LIST], SHAPE[FOLLOWER])
+    return [w.answer(i, "JoinGroup", ERROR["NONE"], GEN[CURRENT], shape)]
 
 
 def _join_changed(p: ModelProfile, w: SW, i: Expr) -> Ws:
@@ -63,15 +72,17 @@ def _sync(p: ModelProfile, w: SW, i: Expr) -> Ws:
             ws = each(ws, lambda x: _append(p, x))
         return ws
     if w.holds(w.is_group(STABLE)):
-        w.set(i, pending_sync=FALSE)
+        w.answer(i, "SyncGroup", ERROR["NONE"]).set(i, pending_sync=FALSE)
         _settle_sync_op(w)
         return reschedule(p, w, i)
-    return [w]   # PreparingRebalance: REBALANCE_IN_PROGRESS
+    return [w.answer(i, "SyncGroup", ERROR["REBALANCE_IN_PROGRESS"])]   # PreparingRebalance (SPEC.md §3.2)
 
 
 def _settle_sync_op(w: SW) -> None:
     """A SyncGroup re-checks GroupSyncKey: the DelayedSync completes once everyone synced."""
-    w.sync_op = z3.And(w.sync_op, w.exists(lambda x: w.get("pending_sync", x)))
+    pending = w.exists(lambda x: w.get("pending_sync", x))
+    w.arm(SYNC_OP, None, z3.If(z3.And(w.sync_op, z3.Not(pending)), SOURCE["-"], w.outs.group[SYNC_OP]))
+    w.sync_op = z3.And(w.sync_op, pending)
 
 
 def _append(p: ModelProfile, w: SW) -> Ws:
@@ -83,7 +94,7 @@ def _append(p: ModelProfile, w: SW) -> Ws:
 
 def _store(p: ModelProfile, w: SW, ok: bool) -> Ws:
     """The store callback of an append for the current generation (still CompletingRebalance)."""
-    resync_all(p, w)
+    resync_all(p, w, ERROR["NONE"] if ok else ERROR[STORE_ERROR])
     if ok:
         leave_completing(w)
         w.group = GROUP[STABLE]
@@ -91,17 +102,28 @@ def _store(p: ModelProfile, w: SW, ok: bool) -> Ws:
     return maybe_prepare(p, w)
 
 
-def _liveness(resets: Callable[[ModelProfile], frozenset[str]]) -> Callable[[ModelProfile, SW, Expr], Ws]:
+def _liveness(api: str, resets: Callable[[ModelProfile], frozenset[str]],
+              answers: Callable[[ModelProfile], Mapping[str, str]]) -> Callable[[ModelProfile, SW, Expr], Ws]:
     def handle(p: ModelProfile, w: SW, i: Expr) -> Ws:
+        w.answer(i, api, answer_by_group(w, answers(p)))
         return reschedule(p, w, i) if w.holds(w.is_group(*sorted(resets(p)))) else [w]
     return handle
 
 
+def answer_by_group(w: SW, table: Mapping[str, str]) -> Expr:
+    """``table[w.group]`` as a term (UNDEFINED outside the table, where the model has no answer)."""
+    out = ERROR[UNDEFINED]
+    for group, error in sorted(table.items()):
+        out = z3.If(w.is_group(group), ERROR[error], out)
+    return out
+
+
 def _leave(p: ModelProfile, w: SW, i: Expr) -> Ws:
-    if w.holds(w.get("status", i) == STATUS[PENDING]):
-        w.set(i, status=STATUS[ABSENT], watch=W0)
+    w.answer(i, "LeaveGroup", ERROR["NONE"])
+    if w.holds(w.get("status", i) == STATUS[PENDING]):   # the pending id is dropped and its op completes (§3.4)
+        w.disarm(PENDING_OP, i).set(i, status=STATUS[ABSENT], watch=W0)
         return check_join(p, w)
-    return each(remove(w, i, complete_ops=True), lambda x: _after_removal(p, x))
+    return each(remove(p, w, i, complete_ops=True), lambda x: _after_removal(p, x))
 
 
 def _after_removal(p: ModelProfile, w: SW) -> Ws:
@@ -130,13 +152,14 @@ def _on_expire(p: ModelProfile, w: SW, i: Expr) -> Ws:
     keep = z3.And(awaiting, z3.Not(z3.And(z3.BoolVal(p.satisfied_flag), w.get("is_new", i))))
     if w.holds(keep):
         return [w]
-    return each(remove(w, i, complete_ops=p.removal_completes_ops), lambda x: _after_removal(p, x))
+    return each(remove(p, w, i, complete_ops=p.removal_completes_ops), lambda x: _after_removal(p, x))
 
 
 def _expire_join(p: ModelProfile, w: SW) -> Ws:
     if w.holds(w.join_op == JOIN_OP[INITIAL_JOIN]) and w.holds(w.nma):   # extend while new members keep arriving
         extended = w.copy()
         extended.nma = FALSE
+        extended.arm(INITIAL_JOIN_OP, None, SOURCE[INITIAL])
         return [extended] + complete_join(p, w)
     return complete_join(p, w)
 
@@ -148,14 +171,26 @@ def _expire_sync(p: ModelProfile, w: SW) -> Ws:
         return z3.And(b.is_member(x), b.get("pending_sync", x))
     if not w.holds(w.is_group(COMPLETING, STABLE)) or not w.holds(w.exists(lambda x: laggard(w, x))):
         return [w]
-    return each(remove_where(w, laggard, complete_ops=True), lambda x: prepare(p, x))
+    return each(remove_where(p, w, laggard, complete_ops=True), lambda x: prepare(p, x))
 
 
 def _simple_commit(p: ModelProfile, w: SW) -> Ws:
-    """A generation -1 commit to an absent group creates it Empty (2.x+); otherwise nothing changes."""
+    """A generation -1 commit from a non-member: an absent group is created Empty (2.x+) and the offsets
+    stored; an Empty group stores them; any other group does not know the member (SPEC.md §3.5)."""
     if p.commit_creates_group and w.holds(w.is_group(ABSENT_GROUP)):
         w.group, w.fresh, w.nma = GROUP[EMPTY], TRUE, FALSE
-    return [w]
+        return [_anonymous(w, "NONE")]
+    if w.holds(w.is_group(ABSENT_GROUP, EMPTY)):
+        return [_anonymous(w, "NONE")]
+    if p.commit_state_first and w.holds(w.is_group(COMPLETING)):
+        return [_anonymous(w, "REBALANCE_IN_PROGRESS")]
+    return [_anonymous(w, "UNKNOWN_MEMBER_ID")]
+
+
+def _anonymous(w: SW, error: str) -> SW:
+    """The answer to a requester without a slot (W.answer with slot -1)."""
+    w.outs.group["anonymous.answered"], w.outs.group["anonymous.error"] = TRUE, ERROR[error]
+    return w
 
 
 def _complete_append(p: ModelProfile, w: SW, ok: bool) -> Ws:
@@ -166,8 +201,10 @@ def _complete_append(p: ModelProfile, w: SW, ok: bool) -> Ws:
 SLOT_ACTIONS: dict[str, Callable[[ModelProfile, SW, Expr], Ws]] = {
     "JoinGroup/new": _join_new, "JoinGroup/new-pending": _join_new_pending, "JoinGroup/known": _join_known,
     "JoinGroup/changed": _join_changed,
-    "SyncGroup": _sync, "Heartbeat": _liveness(lambda p: p.heartbeat_resets),
-    "OffsetCommit": _liveness(lambda p: p.commit_resets), "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
+    "SyncGroup": _sync,
+    "Heartbeat": _liveness("Heartbeat", lambda p: p.heartbeat_resets, lambda p: p.heartbeat_answers),
+    "OffsetCommit": _liveness("OffsetCommit", lambda p: p.commit_resets, lambda p: p.commit_answers),
+    "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
 }
 GROUP_ACTIONS: dict[tuple[str, str], Callable[[ModelProfile, SW], Ws]] = {
     ("ExpireJoin", ""): _expire_join, ("ExpireSync", ""): _expire_sync,
@@ -208,7 +245,7 @@ class Branches:
     @property
     def choices(self) -> tuple[Expr, ...]:
         seen: dict[int, Expr] = {}
-        for _, _, cs in self.paths:
+        for _, _, cs, _ in self.paths:
             seen.update((c.get_id(), c) for c in cs)
         return tuple(seen.values())
 
@@ -217,20 +254,21 @@ _CACHE: dict[tuple[object, ...], Branches] = {}
 
 
 def branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, arg: str = "", m: Expr | None = None,
-             pre: Terms | None = None) -> Branches:
-    """Symbolically execute one action kind from ``pre`` (default: the declared state ``pre``)."""
+             pre: Terms | None = None, outputs: bool = True) -> Branches:
+    """Symbolically execute one action kind from ``pre`` (default: the declared state ``pre``); with
+    ``outputs=False`` the paths' outputs are not recorded (cheaper, for users of the state relation only)."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     slot_action = kind in SLOT_ACTIONS
     if (kind, arg) not in ACTION_KINDS:
         raise ValueError(f"unknown abstract action {kind}[{arg}]")
     pre = pre if pre is not None else voc.state("pre")
     m = (m if m is not None else voc.dom.member("m")) if slot_action else None
-    key = (repr(p), voc.key, kind, arg, None if m is None else m.get_id(), pre.group.get_id())
+    key = (repr(p), voc.key, kind, arg, None if m is None else m.get_id(), pre.group.get_id(), outputs)
     if key in _CACHE:
         return _CACHE[key]
 
     def run(ctx: Ctx) -> Ws:
-        w = SW(pre, ctx)
+        w = SW(pre, ctx, outs=None if outputs else Unrecorded.of(pre.dom))
         if not w.holds(enabled(p, w, kind, arg, m)):
             return []
         return SLOT_ACTIONS[kind](p, w, m) if m is not None else GROUP_ACTIONS[(kind, arg)](p, w)
@@ -239,10 +277,10 @@ def branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, arg: str =
     atoms = [a for a in atoms if not z3.is_true(a) and not z3.is_false(a)]
     if m is not None:
         atoms += [pre.get(f, m) for f in pre.slots]
-    for guard, post, choices in explore(run, atoms):
+    for guard, post, choices, outs in explore(run, atoms):
         if voc.max_appends is not None:   # model.step: successors with more appends than the scope allows are cut
             guard = z3.And(guard, post.appends.n <= voc.max_appends)
-        paths.append((guard, post, choices))
+        paths.append((guard, post, choices, outs))
     out = Branches(p.name, kind, arg, pre, m, tuple(paths))
     _CACHE[key] = out
     return out
@@ -260,7 +298,7 @@ def transition(b: Branches, v: Terms, v2: Terms, m: Expr | None = None, tag: str
     hit = _BODIES.get(id(b))
     if hit is None:
         post_vars = b.pre.voc.state("post!")
-        body = z3.Or([z3.And(guard, equal(post_vars, post)) for guard, post, _ in b.paths])
+        body = z3.Or([z3.And(guard, equal(post_vars, post)) for guard, post, _, _ in b.paths])
         hit = _BODIES[id(b)] = (b, post_vars, body)
     _, post_vars, body = hit
     pairs = zip(b.pre.leaves() + post_vars.leaves(), v.leaves() + v2.leaves(), strict=True)
@@ -270,3 +308,9 @@ def transition(b: Branches, v: Terms, v2: Terms, m: Expr | None = None, tag: str
     if tag:
         subst += [(c, z3.Const(f"{tag}.{c}", c.sort())) for c in b.choices]
     return z3.substitute(body, *subst) if subst else body
+
+
+def transition_outputs(b: Branches, v2: Terms, o: Outs) -> Expr:
+    """T_a(pre, v', o'): some path of ``b`` is taken from its own pre-state, ends in ``v2`` and says ``o``
+    (declared copies over the same domain; the agreement test of outputs, tests/test_z3_outputs.py)."""
+    return z3.Or([z3.And(guard, equal(v2, post), equal_outs(o, outs)) for guard, post, _, outs in b.paths])

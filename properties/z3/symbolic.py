@@ -7,7 +7,8 @@ false, or a split of an atom's values, see ``Ctx``), replaying earlier decisions
 are pure, so a re-run takes the same path up to there). A path's guard is the conjunction of its
 decisions. Nondeterministic choices (which member becomes leader, E0's same-millisecond
 reschedule) are fresh *choice* constants, named by their position on the path, that the
-transition formula leaves free (existential).
+transition formula leaves free (existential). A working copy also records the path's outputs
+(outputs.py) as model.rules.W does: ``answer``, ``arm`` and ``disarm``.
 """
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ import z3
 
 from properties.z3.domain import Domain, Expr, Field
 from properties.z3.encoding import Terms
+from properties.z3.outputs import SOURCE, Outs
 
 
 class Undecided(Exception):
@@ -195,15 +197,39 @@ class Ctx:
 class SW(Terms):
     """The mutable working copy of one successor under construction (model.rules.W over Z3 terms)."""
 
-    __slots__ = ("ctx", "guards")
+    __slots__ = ("ctx", "guards", "outs")
 
-    def __init__(self, t: Terms, ctx: Ctx, guards: list[Expr] | None = None) -> None:
+    def __init__(self, t: Terms, ctx: Ctx, guards: list[Expr] | None = None, outs: Outs | None = None) -> None:
         super().__init__(t.voc, t.group, t.join_op, t.sync_op, t.appends, t.fresh, t.nma, t.slots)
         self.ctx = ctx
         self.guards = list(guards or [])
+        self.outs = outs.copy() if outs is not None else Outs.quiet(t.dom)   # what this path said so far
 
     def copy(self) -> "SW":
-        return SW(self, self.ctx, self.guards)
+        return SW(self, self.ctx, self.guards, self.outs)
+
+    def answer(self, x: Expr, api: str, error: Expr, generation: Expr | None = None, shape: Expr | None = None,
+               when: Expr | None = None) -> "SW":
+        """Member ``x``'s request of ``api`` is answered (if ``when``): W.answer."""
+        fields = {f"{api}.answered": z3.BoolVal(True), f"{api}.error": error}
+        if api == "JoinGroup":
+            assert generation is not None and shape is not None, "a JoinGroup answer has a generation and a shape"
+            fields.update({"JoinGroup.generation": generation, "JoinGroup.shape": shape})
+        self.outs.put(x, z3.BoolVal(True) if when is None else when, **fields)
+        return self
+
+    def arm(self, op: str, x: Expr | None, source: Expr) -> "SW":
+        """``op`` (of member ``x``, or the group's when None) is armed with ``source``: W.arm. A term
+        ``source`` may be ``SOURCE['-']`` on some paths (a reschedule whose op completes at birth)."""
+        if x is None:
+            self.outs.group[op] = source
+        else:
+            self.outs.put(x, z3.BoolVal(True), **{op: source})
+        return self
+
+    def disarm(self, op: str, x: Expr | None = None) -> "SW":
+        """Ops armed earlier in this step complete (or are cancelled) before it ends: W.disarm."""
+        return self.arm(op, x, SOURCE["-"])
 
     def set(self, x: Expr, **fields: Expr) -> "SW":
         for f, value in fields.items():
@@ -226,11 +252,11 @@ class SW(Terms):
 
 
 Ws = list[SW]
-Branch = tuple[Expr, Terms, tuple[Expr, ...]]   # (guard, post-state, choice constants it uses)
+Branch = tuple[Expr, Terms, tuple[Expr, ...], Outs]   # (guard, post-state, choice constants it uses, outputs)
 
 
 def explore(run: Callable[[Ctx], Ws], atoms: list[Expr], limit: int = 20000) -> list[Branch]:
-    """Every path of ``run``: (guard, post-state, choices) per successor it returns."""
+    """Every path of ``run``: (guard, post-state, choices, outputs) per successor it returns."""
     out: list[Branch] = []
     stack: list[list[Decision]] = [[]]
     runs = 0
@@ -247,5 +273,5 @@ def explore(run: Callable[[Ctx], Ws], atoms: list[Expr], limit: int = 20000) -> 
             continue
         path = ctx.guard()
         for w in ws:
-            out.append((z3.And(path, *w.guards), w.snapshot(), tuple(ctx.choices)))
+            out.append((z3.And(path, *w.guards), w.snapshot(), tuple(ctx.choices), w.outs.copy()))
     return out

@@ -27,7 +27,11 @@ from the node bytes alone, so both engines report them alike.
 without them): siblings share the parent's coordinator object until a step calls into it
 (``World.reuse_coordinator``; client sends, DeliverResponse, drops, crashes and restarts only read the
 clock), and after such a step the observation re-reads only the requests in flight
-(``observe_after``), the abstract state is the parent's, and unchanged monitors are not reloaded.
+(``observe_after``), the abstract state is the parent's, and unchanged monitors are not reloaded. Such a step
+cannot change what any property declared in ``properties/reads.py`` as unaffected reads, so its verdicts (and the
+monitors' run states after it) are evaluated once per coordinator state and monitor run state and then reused
+(``_check_quiet``; ``tests/test_explore_quiet.py`` compares whole searches with and without it); the labelled output
+check (``rebase``, ``mismatch``) runs only on steps that call the coordinator, the only ones it judges.
 
 **Partial-order reduction** (``ExploreSpec.por``) uses sleep sets over one independence relation:
 two DeliverResponse actions to *different* clients. Why that pair is independent: DeliverResponse(i)
@@ -48,6 +52,7 @@ world. The abstract model, where slots are anonymous, keeps its slot symmetry.
 from __future__ import annotations
 
 import io
+import itertools
 import pickle
 from dataclasses import dataclass, field, fields, replace
 from hashlib import blake2b
@@ -68,12 +73,14 @@ from properties.check import check_world_step, initial_violations
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
 from properties.findings import AFTER_ILLEGAL_STATE
 from properties.observation import Observation, observe, observe_after
+from properties.reads import unchanged_by_quiet_steps
 
 __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
            "independent", "unpadded"]
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
 CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
+QUIET_CACHE = 1 << 15         # entries of Expander._quiet (a coordinator state each, shared with the nodes)
 
 
 def fingerprint(node: bytes) -> int:
@@ -144,6 +151,18 @@ class Expansion:
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
 
 
+@dataclass(frozen=True, slots=True)
+class _Quiet:
+    """The verdicts of a step that does not call the coordinator, from one coordinator state and monitor run state,
+    for the properties such a step cannot affect (properties/reads.py): per run of ``Expander._segments`` its
+    violations (None for a run that is evaluated every time), per monitor its run state after (None: evaluated),
+    per witness True/False or the message of the exception it raised (None: evaluated)."""
+
+    violations: tuple[tuple[Violation, ...] | None, ...]
+    monitors: tuple[bytes | None, ...]
+    witnesses: tuple[bool | str | None, ...]
+
+
 def _dumps(value: Any) -> bytes:
     """Canonical bytes as ``World.snapshot`` makes them: pickled without a memo."""
     buf = io.BytesIO()
@@ -167,6 +186,9 @@ class Expander:
     """Turns a node into its successors, checking the catalog on every edge. Pure: the result depends
     only on the spec and the node bytes, in any process."""
 
+    #: reuse verdicts on steps that do not call the coordinator (see ``_check_quiet``); tests switch it off
+    reuse_quiet = True
+
     def __init__(self, spec: ExploreSpec) -> None:
         self.spec = spec
         self.world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
@@ -177,6 +199,19 @@ class Expander:
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in props if p.kind == "eventually_within"}
         self._excused = {p for p, profile in AFTER_ILLEGAL_STATE if profile == spec.profile}
+        self.reuse_quiet = self.reuse_quiet      # fixed for this Expander's life (the class default when made)
+        # the checked properties in catalog order, in runs that a step which does not call the coordinator cannot
+        # affect (True) or may (False): both kinds of run are evaluated in this order, so violations keep theirs
+        self._segments = tuple((quiet, tuple(run)) for quiet, run in
+                               itertools.groupby(self.checked, key=unchanged_by_quiet_steps))
+        by_name = {p.name: p for p in props}
+        self._quiet_monitors = tuple(unchanged_by_quiet_steps(by_name[name]) for name in self.monitors)
+        self._quiet_witnesses = tuple(unchanged_by_quiet_steps(p) for p in self.witness_props)
+        # (coordinator state, monitor run state) -> the verdicts of a step that does not call the coordinator
+        self._quiet: dict[tuple[Any, ...], _Quiet] = {}
+        self._quiet_key: tuple[Any, ...] | None = None     # of the node loaded now (see _at_node)
+        self._quiet_entry: _Quiet | None = None
+        self._node_monitors: tuple[bytes, ...] = ()
         # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
@@ -198,8 +233,11 @@ class Expander:
         self.root_violations = [(v.property, -1, v.message) for v in root]
 
     # --- nodes -------------------------------------------------------------------------------
-    def _node(self, world_bytes: bytes, had_error: bool) -> bytes:
-        monitor_states = self._monitor_states = tuple(m.run_state() for m in self.monitors.values())
+    def _node(self, world_bytes: bytes, had_error: bool, monitor_states: tuple[bytes, ...] | None = None) -> bytes:
+        """The node of the world just stepped to; ``monitor_states``: what the monitors hold, when known."""
+        if monitor_states is None:
+            monitor_states = tuple(m.run_state() for m in self.monitors.values())
+        self._monitor_states = monitor_states
         return _dumps((world_bytes, had_error, monitor_states))
 
     def _key(self, world_state: tuple[Any, ...], world_bytes: bytes, had_error: bool, node: bytes) -> int:
@@ -222,7 +260,14 @@ class Expander:
         """Put the world and the monitors into ``node``; returns the had-an-IllegalStateError flag."""
         world_bytes, had_error, monitor_states = pickle.loads(node)
         self._put(world_bytes, monitor_states, None)
+        self._at_node(monitor_states)
         return had_error
+
+    def _at_node(self, monitor_states: tuple[bytes, ...]) -> None:
+        """A node was loaded: steps from it that do not call the coordinator share ``_quiet[_quiet_key]``."""
+        self._quiet_entry = None
+        self._node_monitors = monitor_states
+        self._quiet_key = (self.world.coordinator_state(), monitor_states) if self.reuse_quiet else None
 
     def _put(self, world_bytes: bytes, monitor_states: tuple[bytes, ...], enabled: tuple[Action, ...] | None) -> None:
         self.world.restore(world_bytes, enabled)
@@ -252,6 +297,7 @@ class Expander:
         stage = RESTORING
         try:
             self._put(world_bytes, monitor_states, None)
+            self._at_node(monitor_states)
             stage = "observing"   # the node was observed and abstracted when the edge into it was checked
             actions = world.enabled()
             before = observe(world)
@@ -278,7 +324,7 @@ class Expander:
             done.append(action)
             result = self._step(index, action, before, abs_before, had_error, out, base)
             if result is not None:
-                child = self._node(result[0], result[1])
+                child = self._node(result[0], result[1], result[3])
                 out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
         return out
 
@@ -296,14 +342,17 @@ class Expander:
                             capture(world))
         if result is None:
             return -1, None, out.violations
-        child = self._node(result[0], result[1])
+        child = self._node(result[0], result[1], result[3])
         return self._key(result[2], result[0], result[1], child), child, out.violations
 
     def _step(self, index: int, action: Action, before: Observation, abs_before: State, had_error: bool,
-              out: Expansion, base: Before) -> tuple[bytes, bool, tuple[Any, ...]] | None:
+              out: Expansion, base: Before) -> tuple[bytes, bool, tuple[Any, ...], tuple[bytes, ...] | None] | None:
+        """Take ``action`` and check it: (world bytes, had-error flag, world state, the monitors' run states when
+        known without asking them), or None when the step raised or its target could not be checked."""
         world = self.world
         try:
-            captured = rebase(base, world, action)   # what the labelled output check judges the step against
+            # what the labelled output check judges the step against (it judges only coordinator calls)
+            captured = rebase(base, world, action) if world.calls_coordinator(action) else None
             world.step(action)
             # taken here, not last: a recording World snapshots inside step() for its digest, so a state
             # that cannot be snapshotted is the step raising there too (the gate and traces.py agree)
@@ -319,21 +368,90 @@ class Expander:
             after = observe_after(before, world, step)
             error = had_error or any(isinstance(e, IllegalState) for e in step.events)
             self._monitor_states = None      # the monitors move now; _node reads what they hold after
-            for v in check_world_step(self.checked, before, step, after, self.monitors):   # guards each property
+            quiet = self._quiet_key is not None and not world.touched_coordinator
+            if quiet:
+                found, monitor_states = self._check_quiet(before, step, after)
+            else:
+                found, monitor_states = check_world_step(self.checked, before, step, after, self.monitors), None
+            for v in found:   # check_world_step guards each property
                 if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
                     out.violations.append((v.property, index, v.message))
-            for p in self.witness_props:
-                try:
-                    if p.name not in out.witnesses and p.fn(after) is not None:   # type: ignore[misc]  # = p.check
-                        out.witnesses.add(p.name)
-                except Exception as exc:   # noqa: BLE001 — as check_world_step does: reported, the edge goes on
-                    out.violations.append((OBSERVES, index, unobservable(f"checking {p.name}", exc, index).message))
+            self._witnesses(after, out, index, self._quiet_entry if quiet else None)
             stage = "abstracting"
             self._refine(index, action, world, abs_before, out, None if error else captured)
         except Exception as exc:   # noqa: BLE001 — an unobservable target: a violation, not explored further
             out.violations.append((OBSERVES, index, unobservable(stage, exc, index).message))
             return None
-        return world_bytes, error, world_state
+        return world_bytes, error, world_state, monitor_states
+
+    def _check_quiet(self, before: Observation, step: Step, after: Observation
+                     ) -> tuple[list[Violation], tuple[bytes, ...]]:
+        """``check_world_step`` for a step that did not call the coordinator, and the monitors' run states after it.
+
+        Such a step changes only the requests in flight and the action (properties/reads.py ``QUIET_CHANGES``);
+        a property that reads neither gets the same verdict on every such step from the same coordinator state
+        and monitor run state (``_quiet_key``): it is evaluated on the first one and its verdict, and a monitor's
+        run state after, are reused on the others — in this node and in every node that shares the key."""
+        entry = self._quiet_entry
+        if entry is None:
+            entry = self._quiet_entry = self._quiet.get(self._quiet_key)   # type: ignore[arg-type]
+        if entry is None:
+            return self._quiet_first(before, step, after)
+        found: list[Violation] = []
+        for (_quiet, props), stored in zip(self._segments, entry.violations, strict=True):
+            if stored is not None:
+                found.extend(stored)
+            else:
+                found.extend(check_world_step(props, before, step, after, self.monitors))
+        states = []
+        for monitor, was, now in zip(self.monitors.values(), self._node_monitors, entry.monitors, strict=True):
+            if now is None:
+                now = monitor.run_state()
+            elif now != was:
+                monitor.set_run_state(now)   # the run state the step leaves it in, as if it had observed the step
+            states.append(now)
+        return found, tuple(states)
+
+    def _quiet_first(self, before: Observation, step: Step, after: Observation
+                     ) -> tuple[list[Violation], tuple[bytes, ...]]:
+        """``_check_quiet`` on the first such step from its key: evaluate everything, and remember the verdicts."""
+        found: list[Violation] = []
+        stored: list[tuple[Violation, ...] | None] = []
+        for quiet, props in self._segments:
+            got = check_world_step(props, before, step, after, self.monitors)
+            found.extend(got)
+            stored.append(tuple(got) if quiet else None)
+        states = tuple(m.run_state() for m in self.monitors.values())
+        witnesses = tuple(self._witness(p, after) if q else None
+                          for p, q in zip(self.witness_props, self._quiet_witnesses, strict=True))
+        entry = self._quiet_entry = _Quiet(tuple(stored), tuple(s if q else None for s, q in
+                                                                zip(states, self._quiet_monitors, strict=True)),
+                                           witnesses)
+        if len(self._quiet) >= QUIET_CACHE:
+            self._quiet.clear()
+        self._quiet[self._quiet_key] = entry   # type: ignore[index]
+        return found, states
+
+    @staticmethod
+    def _witness(p: Property, after: Observation) -> bool | str:
+        """Whether ``after`` reaches witness ``p``; the violation message if evaluating it raised."""
+        try:
+            return p.fn(after) is not None   # type: ignore[misc]  # = p.check
+        except Exception as exc:   # noqa: BLE001 — as check_world_step does: reported, the edge goes on
+            return unobservable(f"checking {p.name}", exc, -1).message
+
+    def _witnesses(self, after: Observation, out: Expansion, index: int, entry: _Quiet | None) -> None:
+        """The witnesses ``after`` reaches go into ``out`` (from ``entry`` where it has them)."""
+        for j, p in enumerate(self.witness_props):
+            if p.name in out.witnesses:
+                continue
+            seen = entry.witnesses[j] if entry is not None else None
+            if seen is None:
+                seen = self._witness(p, after)
+            if seen is True:
+                out.witnesses.add(p.name)
+            elif seen is not False:
+                out.violations.append((OBSERVES, index, seen))
 
     def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion,
                 captured: Before | None = None) -> None:

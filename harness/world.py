@@ -248,6 +248,11 @@ class World:
         if self.record:
             self._record(action)
 
+    @staticmethod
+    def calls_coordinator(action: Action) -> bool:
+        """Whether a step of ``action`` calls into the coordinator (what ``touched_coordinator`` will say)."""
+        return action.kind in _COORDINATOR_KINDS
+
     def _send(self, a: Action) -> None:
         assert isinstance(a.arg, int)
         peer = self.clients[(a.client + 1) % len(self.clients)].member_id
@@ -390,13 +395,16 @@ class World:
     # --- snapshots -------------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
         """The world as one nested tuple of plain data (equal worlds give equal tuples)."""
-        coord_state = self._fresh_coord_state          # the state it was restored from, when untouched since
-        if coord_state is None:
-            coord_state = self.coord.to_state()
+        coord_state = self.coordinator_state()
         # external clients hold no state, and a served session opens connections as it goes: leaving them
         # out keeps a step's digest independent of how many connections exist at the time
         modelled = tuple(c.to_state() for c in self.clients if c.kind != "external")
         return (coord_state, modelled, self.net.to_state(), self.partition)
+
+    def coordinator_state(self) -> tuple[Any, ...]:
+        """The coordinator's part of ``to_state`` (no work when it was restored and not called since)."""
+        coord_state = self._fresh_coord_state          # the state it was restored from, when untouched since
+        return coord_state if coord_state is not None else self.coord.to_state()
 
     def snapshot(self) -> bytes:
         """Canonical bytes: pickled without a memo, so object identity cannot change them."""

@@ -30,8 +30,12 @@ clock), and after such a step the observation re-reads only the requests in flig
 (``observe_after``), the abstract state is the parent's, and unchanged monitors are not reloaded. Such a step
 cannot change what any property declared in ``properties/reads.py`` as unaffected reads, so its verdicts (and the
 monitors' run states after it) are evaluated once per coordinator state and monitor run state and then reused
-(``_check_quiet``; ``tests/test_explore_quiet.py`` compares whole searches with and without it); the labelled output
-check (``rebase``, ``mismatch``) runs only on steps that call the coordinator, the only ones it judges.
+(``_verdicts``, explore/verdicts.py); the labelled output check (``rebase``, ``mismatch``) runs only on steps that
+call the coordinator, the only ones it judges. A coordinator call already made from an equal coordinator state is
+not made again (``World.call_memo``, harness/calls.py): the World replays it with the coordinator object it left,
+and the Expander keeps with it the abstract state after, the output check's verdict and, per monitor run state,
+the catalog's verdicts. ``tests/test_explore_reuse.py`` compares whole searches and every expansion with each of
+these on and off.
 
 **Partial-order reduction** (``ExploreSpec.por``) uses sleep sets over one independence relation:
 two DeliverResponse actions to *different* clients. Why that pair is independent: DeliverResponse(i)
@@ -52,7 +56,6 @@ world. The abstract model, where slots are anonymous, keeps its slot symmetry.
 from __future__ import annotations
 
 import io
-import itertools
 import pickle
 from dataclasses import dataclass, field, fields, replace
 from hashlib import blake2b
@@ -73,7 +76,8 @@ from properties.check import check_world_step, initial_violations
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
 from properties.findings import AFTER_ILLEGAL_STATE
 from properties.observation import Observation, observe, observe_after
-from properties.reads import unchanged_by_quiet_steps
+from properties.reads import unchanged_by_equal_calls, unchanged_by_quiet_steps
+from explore.verdicts import Entry, Verdicts
 
 __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
            "independent", "unpadded"]
@@ -81,6 +85,7 @@ FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
 CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
 QUIET_CACHE = 1 << 15         # entries of Expander._quiet (a coordinator state each, shared with the nodes)
+ABSTRACT, WHY, CHECK = "abstract", "why", "check"   # what the Expander keeps in harness.calls.Call.derived
 
 
 def fingerprint(node: bytes) -> int:
@@ -151,18 +156,6 @@ class Expansion:
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
 
 
-@dataclass(frozen=True, slots=True)
-class _Quiet:
-    """The verdicts of a step that does not call the coordinator, from one coordinator state and monitor run state,
-    for the properties such a step cannot affect (properties/reads.py): per run of ``Expander._segments`` its
-    violations (None for a run that is evaluated every time), per monitor its run state after (None: evaluated),
-    per witness True/False or the message of the exception it raised (None: evaluated)."""
-
-    violations: tuple[tuple[Violation, ...] | None, ...]
-    monitors: tuple[bytes | None, ...]
-    witnesses: tuple[bool | str | None, ...]
-
-
 def _dumps(value: Any) -> bytes:
     """Canonical bytes as ``World.snapshot`` makes them: pickled without a memo."""
     buf = io.BytesIO()
@@ -186,8 +179,10 @@ class Expander:
     """Turns a node into its successors, checking the catalog on every edge. Pure: the result depends
     only on the spec and the node bytes, in any process."""
 
-    #: reuse verdicts on steps that do not call the coordinator (see ``_check_quiet``); tests switch it off
+    #: reuse verdicts on steps that do not call the coordinator, and memoise coordinator calls with what is derived
+    #: from them (see ``_verdicts``); tests switch them off
     reuse_quiet = True
+    memo_calls = True
 
     def __init__(self, spec: ExploreSpec) -> None:
         self.spec = spec
@@ -199,18 +194,19 @@ class Expander:
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in props if p.kind == "eventually_within"}
         self._excused = {p for p, profile in AFTER_ILLEGAL_STATE if profile == spec.profile}
-        self.reuse_quiet = self.reuse_quiet      # fixed for this Expander's life (the class default when made)
-        # the checked properties in catalog order, in runs that a step which does not call the coordinator cannot
-        # affect (True) or may (False): both kinds of run are evaluated in this order, so violations keep theirs
-        self._segments = tuple((quiet, tuple(run)) for quiet, run in
-                               itertools.groupby(self.checked, key=unchanged_by_quiet_steps))
+        # fixed for this Expander's life (the class defaults when it was made)
+        self.reuse_quiet, self.memo_calls = self.reuse_quiet, self.memo_calls
+        if self.memo_calls:
+            self.world.call_memo = {}      # harness/calls.py
         by_name = {p.name: p for p in props}
-        self._quiet_monitors = tuple(unchanged_by_quiet_steps(by_name[name]) for name in self.monitors)
-        self._quiet_witnesses = tuple(unchanged_by_quiet_steps(p) for p in self.witness_props)
+        self._quiet_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
+                                        unchanged_by_quiet_steps)
+        self._call_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
+                                       unchanged_by_equal_calls)
         # (coordinator state, monitor run state) -> the verdicts of a step that does not call the coordinator
-        self._quiet: dict[tuple[Any, ...], _Quiet] = {}
+        self._quiet: dict[tuple[Any, ...], Entry] = {}
         self._quiet_key: tuple[Any, ...] | None = None     # of the node loaded now (see _at_node)
-        self._quiet_entry: _Quiet | None = None
+        self._quiet_entry: Entry | None = None
         self._node_monitors: tuple[bytes, ...] = ()
         # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
@@ -365,18 +361,13 @@ class Expander:
         world.steps.clear()
         stage = "observing"
         try:
-            after = observe_after(before, world, step)
             error = had_error or any(isinstance(e, IllegalState) for e in step.events)
             self._monitor_states = None      # the monitors move now; _node reads what they hold after
-            quiet = self._quiet_key is not None and not world.touched_coordinator
-            if quiet:
-                found, monitor_states = self._check_quiet(before, step, after)
-            else:
-                found, monitor_states = check_world_step(self.checked, before, step, after, self.monitors), None
+            found, monitor_states, witnessed = self._verdicts(before, step, out.witnesses)
             for v in found:   # check_world_step guards each property
                 if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
                     out.violations.append((v.property, index, v.message))
-            self._witnesses(after, out, index, self._quiet_entry if quiet else None)
+            out.violations.extend((OBSERVES, index, message) for message in witnessed)
             stage = "abstracting"
             self._refine(index, action, world, abs_before, out, None if error else captured)
         except Exception as exc:   # noqa: BLE001 — an unobservable target: a violation, not explored further
@@ -384,83 +375,67 @@ class Expander:
             return None
         return world_bytes, error, world_state, monitor_states
 
-    def _check_quiet(self, before: Observation, step: Step, after: Observation
-                     ) -> tuple[list[Violation], tuple[bytes, ...]]:
-        """``check_world_step`` for a step that did not call the coordinator, and the monitors' run states after it.
+    def _verdicts(self, before: Observation, step: Step, seen: set[str]
+                  ) -> tuple[list[Violation], tuple[bytes, ...] | None, list[str]]:
+        """The catalog's violations at ``step`` (in catalog order), the monitors' run states after it when known
+        without asking them, and the messages of witnesses that raised (those reached go into ``seen``).
 
-        Such a step changes only the requests in flight and the action (properties/reads.py ``QUIET_CHANGES``);
-        a property that reads neither gets the same verdict on every such step from the same coordinator state
-        and monitor run state (``_quiet_key``): it is evaluated on the first one and its verdict, and a monitor's
-        run state after, are reused on the others — in this node and in every node that shares the key."""
-        entry = self._quiet_entry
-        if entry is None:
-            entry = self._quiet_entry = self._quiet.get(self._quiet_key)   # type: ignore[arg-type]
-        if entry is None:
-            return self._quiet_first(before, step, after)
-        found: list[Violation] = []
-        for (_quiet, props), stored in zip(self._segments, entry.violations, strict=True):
-            if stored is not None:
-                found.extend(stored)
-            else:
-                found.extend(check_world_step(props, before, step, after, self.monitors))
-        states = []
-        for monitor, was, now in zip(self.monitors.values(), self._node_monitors, entry.monitors, strict=True):
-            if now is None:
-                now = monitor.run_state()
-            elif now != was:
-                monitor.set_run_state(now)   # the run state the step leaves it in, as if it had observed the step
-            states.append(now)
-        return found, tuple(states)
-
-    def _quiet_first(self, before: Observation, step: Step, after: Observation
-                     ) -> tuple[list[Violation], tuple[bytes, ...]]:
-        """``_check_quiet`` on the first such step from its key: evaluate everything, and remember the verdicts."""
-        found: list[Violation] = []
-        stored: list[tuple[Violation, ...] | None] = []
-        for quiet, props in self._segments:
-            got = check_world_step(props, before, step, after, self.monitors)
-            found.extend(got)
-            stored.append(tuple(got) if quiet else None)
-        states = tuple(m.run_state() for m in self.monitors.values())
-        witnesses = tuple(self._witness(p, after) if q else None
-                          for p, q in zip(self.witness_props, self._quiet_witnesses, strict=True))
-        entry = self._quiet_entry = _Quiet(tuple(stored), tuple(s if q else None for s, q in
-                                                                zip(states, self._quiet_monitors, strict=True)),
-                                           witnesses)
-        if len(self._quiet) >= QUIET_CACHE:
-            self._quiet.clear()
-        self._quiet[self._quiet_key] = entry   # type: ignore[index]
-        return found, states
-
-    @staticmethod
-    def _witness(p: Property, after: Observation) -> bool | str:
-        """Whether ``after`` reaches witness ``p``; the violation message if evaluating it raised."""
-        try:
-            return p.fn(after) is not None   # type: ignore[misc]  # = p.check
-        except Exception as exc:   # noqa: BLE001 — as check_world_step does: reported, the edge goes on
-            return unobservable(f"checking {p.name}", exc, -1).message
-
-    def _witnesses(self, after: Observation, out: Expansion, index: int, entry: _Quiet | None) -> None:
-        """The witnesses ``after`` reaches go into ``out`` (from ``entry`` where it has them)."""
-        for j, p in enumerate(self.witness_props):
-            if p.name in out.witnesses:
-                continue
-            seen = entry.witnesses[j] if entry is not None else None
-            if seen is None:
-                seen = self._witness(p, after)
-            if seen is True:
-                out.witnesses.add(p.name)
-            elif seen is not False:
-                out.violations.append((OBSERVES, index, seen))
+        Verdicts are reused where their inputs are equal (explore/verdicts.py). A step that does not call the
+        coordinator changes only the requests in flight and the action (properties/reads.py ``QUIET_CHANGES``): from
+        one coordinator state and monitor run state (``_quiet_key``) every such step gets the same verdicts of the
+        properties that read neither. A coordinator call memoised by the World (harness/calls.py) is the same call
+        from the same coordinator state: with the same monitor run state, the properties that do not read the
+        network get the same verdicts (``Call.derived``). Where everything is reused, the observation after the
+        step is not even made: it is made, and raised in, the first time (then nothing is kept)."""
+        world = self.world
+        call = world.last_call
+        if world.touched_coordinator:
+            verdicts, key = self._call_verdicts, (CHECK, self._node_monitors) if call is not None else None
+            entry: Entry | None = call.derived.get(key) if call is not None else None
+        else:
+            verdicts, key, call = self._quiet_verdicts, self._quiet_key, None
+            entry = self._quiet_entry
+            if entry is None and key is not None:
+                entry = self._quiet_entry = self._quiet.get(key)
+        if entry is not None:
+            after = None if entry.complete else observe_after(before, world, step)
+            found, states = verdicts.reuse(entry, before, step, after, self._node_monitors)
+            return found, states, verdicts.witnessed(entry, after, seen)
+        after = observe_after(before, world, step)
+        if call is None and key is None:   # nothing to key a reuse by
+            return check_world_step(self.checked, before, step, after, self.monitors), None, \
+                verdicts.witnessed(None, after, seen)
+        found, states, entry = verdicts.first(before, step, after)
+        if call is not None:
+            call.derived[key] = entry
+        else:
+            if len(self._quiet) >= QUIET_CACHE:
+                self._quiet.clear()
+            self._quiet[key] = self._quiet_entry = entry   # type: ignore[index]
+        return found, states, verdicts.witnessed(entry, after, seen)
 
     def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion,
                 captured: Before | None = None) -> None:
         """Refinement of the step just taken: a model edge (coverage) or a ``refines-the-abstract-model``
         violation — labelled, with the answers and timers (harness/labels.py) unless ``captured`` is None
         (after the 0.10.0 IllegalStateError finding, as for the catalog)."""
-        abs_after = abstract(world.coord, world.group_id) if world.touched_coordinator else abs_before
+        if not world.touched_coordinator:
+            abs_after, call = abs_before, None
+        else:   # a memoised call (harness/calls.py) keeps what is derived from the coordinator it left
+            call = world.last_call
+            abs_after = call.derived.get(ABSTRACT) if call is not None else None
+            if abs_after is None:
+                abs_after = abstract(world.coord, world.group_id)
+                if call is not None:
+                    call.derived[ABSTRACT] = abs_after
         if captured is not None and world.touched_coordinator:
-            _, why = mismatch(world, captured, action, abs_after)
+            why_key = (WHY, world.partition)   # the capture before the step reads the partition too
+            if call is not None and why_key in call.derived:
+                why = call.derived[why_key]
+            else:
+                _, why = mismatch(world, captured, action, abs_after)
+                if call is not None:
+                    call.derived[why_key] = why
             if why is not None:
                 out.violations.append((REFINES, index, f"{REFINES}: {why} (profile {self.spec.profile})"))
         key = (abs_before, abs_after)

@@ -120,3 +120,13 @@ def reads(prop: Property) -> frozenset[str]:
 def unchanged_by_quiet_steps(prop: Property) -> bool:
     """True when a step that does not call the coordinator cannot change what ``prop`` reads."""
     return reads(prop).isdisjoint(QUIET_CHANGES)
+
+
+#: what can differ between two equal coordinator calls (the same action and request, from equal coordinator states)
+#: made in two worlds: the rest of the network (the step's action, outputs and both coordinator states are equal)
+CALL_CHANGES = frozenset({NETWORK})
+
+
+def unchanged_by_equal_calls(prop: Property) -> bool:
+    """True when ``prop`` gets the same verdict on two equal coordinator calls (monitors: from equal run states)."""
+    return reads(prop).isdisjoint(CALL_CHANGES)

@@ -69,6 +69,15 @@ class _NoShortcuts(Expander):
     """Monitors reloaded before every edge; with every kind patched into _COORDINATOR_KINDS the world
     rebuilds its coordinator, and the Expander observes and abstracts afresh, on every edge."""
 
+    def __init__(self, spec: ExploreSpec) -> None:
+        super().__init__(spec)
+        self.world.call_memo = None       # every coordinator call is made (harness/calls.py)
+        self._quiet_key = None
+
+    def _at_node(self, monitor_states):  # type: ignore[no-untyped-def]
+        super()._at_node(monitor_states)
+        self._quiet_key = None            # no verdict reused across steps (explore/verdicts.py)
+
     def _put(self, world_bytes, monitor_states, enabled):  # type: ignore[no-untyped-def]
         self._monitor_states = None
         super()._put(world_bytes, monitor_states, enabled)
@@ -107,3 +116,4 @@ def test_every_expansion_equals_the_one_without_shortcuts(spec: ExploreSpec, mon
                     nxt.append((child, child_sleep))
         frontier = nxt
     assert compared > 100
+    assert fast.world.call_memo             # the memo was used

@@ -1,8 +1,9 @@
-"""Reusing verdicts on steps that do not call the coordinator is exact (explore/space.py ``_check_quiet``,
-properties/reads.py): exploring with the reuse on and off gives the same states, edges, levels, violations (names,
-counts, paths, messages, in order within each expansion), witnesses and coverage sets — on several scopes, with
-faults and crashes, with POR, with mutants that are caught (by state, step and checker-side properties) and with an
-adversarial client."""
+"""The explorer's reuse is exact: verdicts on steps that do not call the coordinator (``Expander.reuse_quiet``,
+properties/reads.py) and memoised coordinator calls with what is derived from them (``Expander.memo_calls``,
+harness/calls.py, explore/verdicts.py). Exploring with each of them on and off gives the same states, edges,
+levels, violations (names, counts, paths, messages, in order within each expansion), witnesses and coverage sets —
+on several scopes, with faults and crashes, with POR, with mutants that are caught (by state, step and
+checker-side properties, and by the coordinator raising) and with an adversarial client."""
 from __future__ import annotations
 
 from dataclasses import asdict, replace
@@ -20,6 +21,7 @@ SPECS = [
     ExploreSpec("0.10.0", 2, 8, get_scope("crashes"), mutant="fresh-heartbeat-completes-at-birth"),
     ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
     ExploreSpec("0.10.0", 2, 7, get_scope("basic"), mutant="delayed-op-completes-twice"),
+    ExploreSpec("0.10.0", 2, 7, get_scope("faults"), mutant="leader-not-reelected"),
     ExploreSpec("3.9", 2, 5, replace(get_scope("basic"), append_mode="deferred", timed=True),
                 clients=("java", "adversarial")),
 ]
@@ -34,13 +36,21 @@ def _summary(result) -> dict:  # type: ignore[no-untyped-def]
     return out
 
 
+def _off(monkeypatch: pytest.MonkeyPatch, quiet: bool = True, calls: bool = True) -> None:
+    monkeypatch.setattr(Expander, "reuse_quiet", not quiet)
+    monkeypatch.setattr(Expander, "memo_calls", not calls)
+
+
+@pytest.mark.parametrize("off", [(True, True), (True, False), (False, True)], ids=["both", "quiet", "calls"])
 @pytest.mark.parametrize("spec", SPECS, ids=_ids)
-def test_every_expansion_is_the_same_without_reuse(spec: ExploreSpec, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_expansion_is_the_same_without_reuse(spec: ExploreSpec, off: tuple[bool, bool],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     fast = Expander(spec)
-    monkeypatch.setattr(Expander, "reuse_quiet", False)
+    _off(monkeypatch, *off)
     slow = Expander(spec)
     monkeypatch.undo()
-    assert fast.reuse_quiet and not slow.reuse_quiet
+    assert (fast.reuse_quiet, fast.memo_calls) == (True, True)
+    assert (slow.reuse_quiet, slow.memo_calls) == (not off[0], not off[1])
     frontier, seen, compared = [(fast.root, frozenset() if spec.por else None)], {fast.root}, 0
     for _depth in range(spec.depth):
         nxt = []
@@ -57,13 +67,14 @@ def test_every_expansion_is_the_same_without_reuse(spec: ExploreSpec, monkeypatc
                     nxt.append((child, child_sleep))
         frontier = nxt
     assert compared > 100
-    assert fast._quiet and not slow._quiet       # the reuse was taken on one side only
+    assert fast._quiet and fast.world.call_memo       # the reuse was taken on one side only
+    assert bool(slow._quiet) != off[0] and bool(slow.world.call_memo) != off[1]
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=_ids)
 def test_searches_give_the_same_result_without_reuse(spec: ExploreSpec, monkeypatch: pytest.MonkeyPatch) -> None:
     with_reuse = (_summary(bfs(spec)), _summary(dfs(replace(spec, por=False))), pct(spec, runs=20, seed=3))
-    monkeypatch.setattr(Expander, "reuse_quiet", False)
+    _off(monkeypatch)
     without = (_summary(bfs(spec)), _summary(dfs(replace(spec, por=False))), pct(spec, runs=20, seed=3))
     assert with_reuse[0] == without[0]
     assert with_reuse[1] == without[1]

@@ -75,7 +75,7 @@ from properties.catalog import Monitor, Property, for_profile
 from properties.check import check_world_step, initial_violations
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
 from properties.findings import AFTER_ILLEGAL_STATE
-from properties.observation import Observation, observe, observe_after
+from properties.observation import Observation, observe, observe_after, observe_again
 from properties.reads import unchanged_by_equal_calls, unchanged_by_quiet_steps
 from explore.verdicts import Entry, Verdicts
 
@@ -84,8 +84,8 @@ __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINE
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
 CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
-QUIET_CACHE = 1 << 15         # entries of Expander._quiet (a coordinator state each, shared with the nodes)
-ABSTRACT, WHY, CHECK = "abstract", "why", "check"   # what the Expander keeps in harness.calls.Call.derived
+STATES_CACHE = 1 << 14        # entries of Expander._states (a coordinator state each, shared with the nodes)
+ABSTRACT, WHY, CHECK, EDGE = "abstract", "why", "check", "edge"   # what the Expander keeps in a harness.calls.Call
 
 
 def fingerprint(node: bytes) -> int:
@@ -156,6 +156,19 @@ class Expansion:
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
 
 
+class _Reads:
+    """What the Expander read from one coordinator state (every node with it reads the same): the observation
+    of a node (its requests in flight aside), the labelled capture per partition, and per monitor run state the
+    verdicts of a step that does not call the coordinator."""
+
+    __slots__ = ("observation", "captures", "quiet")
+
+    def __init__(self) -> None:
+        self.observation: Observation | None = None
+        self.captures: dict[str, Before] = {}
+        self.quiet: dict[tuple[bytes, ...], Entry] = {}
+
+
 def _dumps(value: Any) -> bytes:
     """Canonical bytes as ``World.snapshot`` makes them: pickled without a memo."""
     buf = io.BytesIO()
@@ -179,8 +192,9 @@ class Expander:
     """Turns a node into its successors, checking the catalog on every edge. Pure: the result depends
     only on the spec and the node bytes, in any process."""
 
-    #: reuse verdicts on steps that do not call the coordinator, and memoise coordinator calls with what is derived
-    #: from them (see ``_verdicts``); tests switch them off
+    #: reuse what is read from equal coordinator states (a node's observation and capture; the verdicts of steps that
+    #: do not call the coordinator), and memoise coordinator calls with what is derived from them (``_verdicts``);
+    #: tests switch them off
     reuse_quiet = True
     memo_calls = True
 
@@ -203,13 +217,13 @@ class Expander:
                                         unchanged_by_quiet_steps)
         self._call_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
                                        unchanged_by_equal_calls)
-        # (coordinator state, monitor run state) -> the verdicts of a step that does not call the coordinator
-        self._quiet: dict[tuple[Any, ...], Entry] = {}
-        self._quiet_key: tuple[Any, ...] | None = None     # of the node loaded now (see _at_node)
+        self._states: dict[tuple[Any, ...], _Reads] = {}     # coordinator state -> what was read from it
+        self._here: _Reads | None = None                     # of the node loaded now (see _at_node)
         self._quiet_entry: Entry | None = None
         self._node_monitors: tuple[bytes, ...] = ()
-        # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
-        self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
+        # (abstract before, abstract after) -> (model edge from, label, to, both unpadded, moved): refinement per pair
+        self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State, bool]] = {}
+        self._quiet_edge: tuple[State, AbstractAction | None, State, State, State, bool] | None = None   # see _refine
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
         self._canonical: dict[bytes, bytes] = {}    # raw world digest -> canonical world digest (see _key)
         root_state = self.world.to_state()
@@ -260,10 +274,33 @@ class Expander:
         return had_error
 
     def _at_node(self, monitor_states: tuple[bytes, ...]) -> None:
-        """A node was loaded: steps from it that do not call the coordinator share ``_quiet[_quiet_key]``."""
-        self._quiet_entry = None
+        """A node was loaded: it shares what is read from its coordinator state with the nodes that have it."""
+        self._quiet_entry = self._quiet_edge = None
         self._node_monitors = monitor_states
-        self._quiet_key = (self.world.coordinator_state(), monitor_states) if self.reuse_quiet else None
+        if not self.reuse_quiet:
+            self._here = None
+            return
+        coord_state = self.world.coordinator_state()
+        here = self._states.get(coord_state)
+        if here is None:
+            if len(self._states) >= STATES_CACHE:
+                self._states.clear()
+            here = self._states[coord_state] = _Reads()
+        self._here = here
+
+    def _read_node(self) -> tuple[Observation, State, Before]:
+        """The loaded node's observation, abstract state and labelled capture (which holds that abstract state)."""
+        world, here = self.world, self._here
+        if here is None:
+            return observe(world), abstract(world.coord, world.group_id), capture(world)
+        if here.observation is None:
+            before = here.observation = observe(world)
+        else:
+            before = observe_again(here.observation, world)
+        base = here.captures.get(world.partition)
+        if base is None:
+            base = here.captures[world.partition] = capture(world)
+        return before, base.state, base   # rebase() takes the object references from the world of each step
 
     def _put(self, world_bytes: bytes, monitor_states: tuple[bytes, ...], enabled: tuple[Action, ...] | None) -> None:
         self.world.restore(world_bytes, enabled)
@@ -296,9 +333,7 @@ class Expander:
             self._at_node(monitor_states)
             stage = "observing"   # the node was observed and abstracted when the edge into it was checked
             actions = world.enabled()
-            before = observe(world)
-            abs_before = abstract(world.coord, world.group_id)
-            base = capture(world)
+            before, abs_before, base = self._read_node()
         except Exception as exc:   # noqa: BLE001 — see the module doc
             if node != self.root:   # the root's failure is in root_violations already
                 out.violations.append((OBSERVES, -1, unobservable(stage, exc, -1).message))
@@ -382,7 +417,7 @@ class Expander:
 
         Verdicts are reused where their inputs are equal (explore/verdicts.py). A step that does not call the
         coordinator changes only the requests in flight and the action (properties/reads.py ``QUIET_CHANGES``): from
-        one coordinator state and monitor run state (``_quiet_key``) every such step gets the same verdicts of the
+        one coordinator state and monitor run state (``_here.quiet``) every such step gets the same verdicts of the
         properties that read neither. A coordinator call memoised by the World (harness/calls.py) is the same call
         from the same coordinator state: with the same monitor run state, the properties that do not read the
         network get the same verdicts (``Call.derived``). Where everything is reused, the observation after the
@@ -393,10 +428,11 @@ class Expander:
             verdicts, key = self._call_verdicts, (CHECK, self._node_monitors) if call is not None else None
             entry: Entry | None = call.derived.get(key) if call is not None else None
         else:
-            verdicts, key, call = self._quiet_verdicts, self._quiet_key, None
+            verdicts, call = self._quiet_verdicts, None
+            key = self._node_monitors if self._here is not None else None
             entry = self._quiet_entry
             if entry is None and key is not None:
-                entry = self._quiet_entry = self._quiet.get(key)
+                entry = self._quiet_entry = self._here.quiet.get(key)   # type: ignore[union-attr]
         if entry is not None:
             after = None if entry.complete else observe_after(before, world, step)
             found, states = verdicts.reuse(entry, before, step, after, self._node_monitors)
@@ -409,9 +445,7 @@ class Expander:
         if call is not None:
             call.derived[key] = entry
         else:
-            if len(self._quiet) >= QUIET_CACHE:
-                self._quiet.clear()
-            self._quiet[key] = self._quiet_entry = entry   # type: ignore[index]
+            self._here.quiet[key] = self._quiet_entry = entry   # type: ignore[union-attr,index]
         return found, states, verdicts.witnessed(entry, after, seen)
 
     def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion,
@@ -438,13 +472,21 @@ class Expander:
                     call.derived[why_key] = why
             if why is not None:
                 out.violations.append((REFINES, index, f"{REFINES}: {why} (profile {self.spec.profile})"))
-        key = (abs_before, abs_after)
-        edge = self._edge_cache.get(key)
+        # the pair is the same on every step without a call from this node, and on every replay of a call
+        edge = self._quiet_edge if call is None and not world.touched_coordinator else \
+            call.derived.get(EDGE) if call is not None else None
         if edge is None:
-            b, label, a = model_edge(self.spec.profile, world.coord, abs_before, abs_after)
-            edge = self._edge_cache[key] = (b, label, a, unpadded(b), unpadded(a))
-        b, label, a, nb, na = edge
-        if a != b:
+            key = (abs_before, abs_after)
+            edge = self._edge_cache.get(key)
+            if edge is None:
+                b, label, a = model_edge(self.spec.profile, world.coord, abs_before, abs_after)
+                edge = self._edge_cache[key] = (b, label, a, unpadded(b), unpadded(a), a != b)
+            if call is not None:
+                call.derived[EDGE] = edge
+            elif not world.touched_coordinator:
+                self._quiet_edge = edge
+        b, label, a, nb, na, moved = edge
+        if moved:
             if label is None:
                 out.violations.append((REFINES, index, f"{REFINES}: {action} is not a model edge on profile "
                                                        f"{self.spec.profile}: {b.short()} -> {a.short()}"))

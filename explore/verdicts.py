@@ -29,12 +29,16 @@ class Entry:
     monitors: tuple[bytes | None, ...]
     witnesses: tuple[bool | str | None, ...]
     complete: bool      # everything is in it: reusing it needs no observation after the step
+    reached: frozenset[str] = frozenset()         # the witnesses reached (when all are in it)
+    raised: tuple[tuple[str, str], ...] = ()      # (witness, message) of those that raised, in catalog order
 
     @staticmethod
     def of(violations: tuple[tuple[Violation, ...] | None, ...], monitors: tuple[bytes | None, ...],
-           witnesses: tuple[bool | str | None, ...]) -> "Entry":
+           witnesses: tuple[bool | str | None, ...], names: tuple[str, ...]) -> "Entry":
         parts = violations + monitors + witnesses
-        return Entry(violations, monitors, witnesses, all(x is not None for x in parts))
+        reached = frozenset(n for n, w in zip(names, witnesses, strict=True) if w is True)
+        raised = tuple((n, w) for n, w in zip(names, witnesses, strict=True) if isinstance(w, str))
+        return Entry(violations, monitors, witnesses, all(x is not None for x in parts), reached, raised)
 
 
 class Verdicts:
@@ -45,6 +49,7 @@ class Verdicts:
         self.monitor_ok = tuple(reusable(by_name[name]) for name in monitors)
         self.witnesses = tuple(witnesses)
         self.witness_ok = tuple(reusable(p) for p in witnesses)
+        self.witness_names = tuple(p.name for p in witnesses)
 
     def first(self, before: Observation, step: Step, after: Observation) -> tuple[list[Violation], tuple[bytes, ...],
                                                                                  Entry]:
@@ -59,7 +64,7 @@ class Verdicts:
         witnesses = tuple(witness(p, after) if ok else None for p, ok in zip(self.witnesses, self.witness_ok,
                                                                              strict=True))
         monitors = tuple(s if ok else None for s, ok in zip(states, self.monitor_ok, strict=True))
-        return found, states, Entry.of(tuple(stored), monitors, witnesses)
+        return found, states, Entry.of(tuple(stored), monitors, witnesses, self.witness_names)
 
     def reuse(self, entry: Entry, before: Observation, step: Step, after: Observation | None,
               node_monitors: tuple[bytes, ...]) -> tuple[list[Violation], tuple[bytes, ...]]:
@@ -83,6 +88,10 @@ class Verdicts:
     def witnessed(self, entry: Entry | None, after: Observation | None, seen: set[str]) -> list[str]:
         """Add the witnesses reached after the step to ``seen`` (those already in it are not evaluated again, as
         ``Checker`` does); the messages of the witnesses whose evaluation raised."""
+        if entry is not None and entry.complete:    # names reached and names that raised are apart: any order
+            messages = [message for name, message in entry.raised if name not in seen]
+            seen |= entry.reached
+            return messages
         raised: list[str] = []
         for j, p in enumerate(self.witnesses):
             if p.name in seen:

@@ -24,9 +24,11 @@ from core.responses import Response
 if TYPE_CHECKING:
     from harness.world import World
 
-#: the kinds memoised: their answers all leave through World._drain, and they depend on nothing but the coordinator
-#: and the action (a clock move to the next deadline also reads timed clients; a load or unload the partition)
-MEMO_KINDS = frozenset({"DeliverRequest", "FireTimer", "CompleteAppend"})
+#: the kinds memoised: they depend on nothing but the coordinator and the action (and the request), and their
+#: answers all leave through World._drain (clock moves answer nothing: the clock never moves while a timer is due) —
+#: except a move to the next deadline in a world with timed clients, whose heartbeats it reads (World.step checks);
+#: a load or an unload also changes the partition, and a real client's request comes from outside
+MEMO_KINDS = frozenset({"DeliverRequest", "FireTimer", "CompleteAppend", "AdvanceClock", "AdvanceToNextDeadline"})
 #: coordinator states kept at most (each with the calls made from it); the memo starts again when full
 MEMO_STATES = 1 << 14
 
@@ -47,7 +49,7 @@ class Call:
 
 
 def memo_step(world: World, action: Action, handler: Callable[[World, Action], None]) -> Call | None:
-    """Take ``action`` (a MEMO_KINDS call on a coordinator restored from ``world._fresh_coord_state`` and not
+    """Take ``action`` (a memoisable call on a coordinator restored from ``world._fresh_coord_state`` and not
     called since) through ``world.call_memo``; the Call, or None when the call ran and could not be kept."""
     memo, coord = world.call_memo, world.coord
     assert memo is not None and world._fresh_coord_state is not None

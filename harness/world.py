@@ -106,6 +106,9 @@ class World:
         self._calls: dict[Any, Call] | None = None   # call_memo's entry for _fresh_coord_state, once looked up
         self.last_call: Call | None = None   # the memoised call the last step made (None: not one)
         self._kept: Call | None = None       # the memoised call whose coordinator object ``coord`` is now
+        #: (state, coordinator, its call_memo entry) of a coordinator restored from that state that a replayed call
+        #: left untouched: the next restore of an equal state takes it instead of rebuilding one
+        self._spare: tuple[tuple[Any, ...], Any, dict[Any, Call] | None] | None = None
         self._view: tuple[Any, Any] = (None, None)   # (coordinator, its describe()), see observe()
         self.answered: list[Response] = []   # the responses the last step produced, in order (refinement reads them)
         #: answers to external clients' requests, for the server to send (not world state: see harness.external)
@@ -255,8 +258,11 @@ class World:
         if not self.touched_coordinator:
             handler(self, action)
         elif (self.call_memo is not None and self._fresh_coord_state is not None and action.kind in MEMO_KINDS
-              and "external" not in self.kinds):
+              and "external" not in self.kinds and not (self.scope.timed and action.kind == "AdvanceToNextDeadline")):
+            untouched, state = self.coord, self._fresh_coord_state
             self.last_call = self._kept = memo_step(self, action, handler)
+            if self.coord is not untouched:   # replayed: the coordinator restored from ``state`` was not called
+                self._spare = (state, untouched, self._calls)
         else:
             self._fresh_coord_state = None
             handler(self, action)
@@ -456,10 +462,14 @@ class World:
         ``enabled``: what ``enabled()`` returned in that state, if the caller has it (saves recomputing)."""
         coord_state, client_states, net_state, partition = pickle.loads(data)
         if not (self.reuse_coordinator and coord_state == self._fresh_coord_state):
-            self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
-            self._calls = None
+            spare = self._spare
+            if spare is not None and coord_state == spare[0]:
+                self.coord, self._calls = spare[1], spare[2]
+            else:
+                self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
+                self._calls = None
         self._fresh_coord_state = coord_state if self.reuse_coordinator else None
-        self._kept = None
+        self._kept = self._spare = None
         modelled = [c for c in self.clients if c.kind != "external"]
         for client, state in zip(modelled, client_states, strict=True):
             client.set_state(state)

@@ -67,8 +67,8 @@ def test_every_expansion_is_the_same_without_reuse(spec: ExploreSpec, off: tuple
                     nxt.append((child, child_sleep))
         frontier = nxt
     assert compared > 100
-    assert fast._quiet and fast.world.call_memo       # the reuse was taken on one side only
-    assert bool(slow._quiet) != off[0] and bool(slow.world.call_memo) != off[1]
+    assert fast._states and fast.world.call_memo       # the reuse was taken on one side only
+    assert bool(slow._states) != off[0] and bool(slow.world.call_memo) != off[1]
 
 
 @pytest.mark.parametrize("spec", SPECS, ids=_ids)

@@ -72,11 +72,7 @@ class _NoShortcuts(Expander):
     def __init__(self, spec: ExploreSpec) -> None:
         super().__init__(spec)
         self.world.call_memo = None       # every coordinator call is made (harness/calls.py)
-        self._quiet_key = None
-
-    def _at_node(self, monitor_states):  # type: ignore[no-untyped-def]
-        super()._at_node(monitor_states)
-        self._quiet_key = None            # no verdict reused across steps (explore/verdicts.py)
+        self.reuse_quiet = False          # nothing read from a coordinator state is reused (explore/verdicts.py)
 
     def _put(self, world_bytes, monitor_states, enabled):  # type: ignore[no-untyped-def]
         self._monitor_states = None

@@ -109,6 +109,7 @@ class World:
         #: (state, coordinator, its call_memo entry) of a coordinator restored from that state that a replayed call
         #: left untouched: the next restore of an equal state takes it instead of rebuilding one
         self._spare: tuple[tuple[Any, ...], Any, dict[Any, Call] | None] | None = None
+        self._restored: tuple[bytes | None, Any] = (None, None)   # the bytes restore() read last, parsed
         self._view: tuple[Any, Any] = (None, None)   # (coordinator, its describe()), see observe()
         self.answered: list[Response] = []   # the responses the last step produced, in order (refinement reads them)
         #: answers to external clients' requests, for the server to send (not world state: see harness.external)
@@ -460,10 +461,13 @@ class World:
     def restore(self, data: bytes, enabled: tuple[Action, ...] | None = None) -> None:
         """Put the world back into the state ``data`` was taken in (recorded steps are kept).
         ``enabled``: what ``enabled()`` returned in that state, if the caller has it (saves recomputing)."""
-        coord_state, client_states, net_state, partition = pickle.loads(data)
-        if not (self.reuse_coordinator and coord_state == self._fresh_coord_state):
+        if data is not self._restored[0]:   # explorers restore one node's bytes once per edge: parsed once
+            self._restored = (data, pickle.loads(data))   # plain immutable values (tests/test_world_reuse.py)
+        coord_state, client_states, net_state, partition = self._restored[1]
+        fresh = self._fresh_coord_state
+        if not (self.reuse_coordinator and (coord_state is fresh or coord_state == fresh)):
             spare = self._spare
-            if spare is not None and coord_state == spare[0]:
+            if spare is not None and (coord_state is spare[0] or coord_state == spare[0]):
                 self.coord, self._calls = spare[1], spare[2]
             else:
                 self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)

@@ -8,6 +8,7 @@ is compared with one taken without them (every kind counted as touching the coor
 """
 from __future__ import annotations
 
+import pickle
 import random
 from dataclasses import replace
 
@@ -63,6 +64,27 @@ def test_only_the_coordinator_kinds_change_the_coordinator(profile: str, clients
     wanted = {"JoinGroup", "SyncGroup", "Heartbeat", "DeliverResponse", "DropRequest", "DropResponse", "Crash",
               "Restart"}
     assert wanted | ({"OffsetCommit", "LeaveGroup"} if mutant is None else set()) <= kinds_seen
+
+
+def _immutable(value: object) -> bool:
+    if isinstance(value, tuple | frozenset):
+        return all(_immutable(v) for v in value)
+    return isinstance(value, int | str | bytes | float | type(None))
+
+
+@pytest.mark.parametrize("profile,clients", [("3.9", ("java", "java", "adversarial")), ("0.10.0", ("java", "java"))])
+def test_snapshots_hold_only_immutable_values(profile: str, clients: tuple[str, ...]) -> None:
+    """World.restore parses the bytes it restored last only once, and every restore from them shares the parsed
+    values: sound only because nothing in a snapshot can be changed in place."""
+    rng = random.Random(3)
+    for walk in range(4):
+        world = World(profile, ALL_OPTIONS if walk % 2 else STABLE_OFTEN, clients=clients)
+        for _ in range(120):
+            choices = world.enabled()
+            if not choices:
+                break
+            world.step(choices[rng.randrange(len(choices))])
+            assert _immutable(pickle.loads(world.snapshot()))
 
 
 class _NoShortcuts(Expander):

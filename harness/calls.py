@@ -29,8 +29,10 @@ if TYPE_CHECKING:
 #: except a move to the next deadline in a world with timed clients, whose heartbeats it reads (World.step checks);
 #: a load or an unload also changes the partition, and a real client's request comes from outside
 MEMO_KINDS = frozenset({"DeliverRequest", "FireTimer", "CompleteAppend", "AdvanceClock", "AdvanceToNextDeadline"})
-#: coordinator states kept at most (each with the calls made from it); the memo starts again when full
-MEMO_STATES = 1 << 14
+#: coordinator states kept at most (each with the calls made from it); the memo starts again when full. Measured
+#: (3.9, 3 members, basic, depth 13): 1,905 states, 7,125 calls, ~15 KB a call (mostly the kept coordinator object),
+#: so a full memo holds roughly 0.5 GB per process
+MEMO_STATES = 1 << 13
 
 
 class Call:

@@ -156,7 +156,8 @@ def main() -> None:
     ap.add_argument("--budget", type=float, default=BUDGET_S, help=f"seconds for the depth part ({BUDGET_S:g}; "
                                                                     "the issue's figure is 600)")
     ap.add_argument("--scope", default="basic", help="exploration scope (default basic, the issue's)")
-    ap.add_argument("--parts", default="core,machine,budget", help="comma list of core, machine, budget")
+    ap.add_argument("--parts", default="core,machine,budget",
+                    help="comma list of core, machine (= workers2,spark2), budget")
     ap.add_argument("--out", type=Path, help="also write the JSON here")
     ap.add_argument("--rounds", type=int, default=1, help="runs of each part but budget, alternately (1); the run with "
                                                           "the median states/s is reported, all states/s listed")
@@ -171,7 +172,8 @@ def main() -> None:
     before = args.before or subprocess.run(["git", "-C", str(ROOT), "merge-base", "HEAD", "main"],
                                            capture_output=True, text=True, check=True).stdout.strip()
     parts = [p for name in args.parts.split(",")
-             for p in {"core": ["core"], "machine": ["workers2", "spark2"], "budget": ["budget"]}[name]]
+             for p in {"core": ["core"], "machine": ["workers2", "spark2"], "workers2": ["workers2"],
+                                "spark2": ["spark2"], "budget": ["budget"]}[name]]
     head = subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                           check=True).stdout.strip()
     dirty = bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],

@@ -421,7 +421,7 @@ class Expander:
         properties that read neither. A coordinator call memoised by the World (harness/calls.py) is the same call
         from the same coordinator state: with the same monitor run state, the properties that do not read the
         network get the same verdicts (``Call.derived``). Where everything is reused, the observation after the
-        step is not even made: it is made, and raised in, the first time (then nothing is kept)."""
+        step is not even made; an entry is kept only from a first evaluation in which making it did not raise."""
         world = self.world
         call = world.last_call
         if world.touched_coordinator:

@@ -8,7 +8,8 @@ gives the same state after, the same responses in the same order and the same lo
 runs and its outcome is kept (``Call``): the coordinator object it left, that object's state, its answers
 and logs. A later equal call takes the network's request, puts the kept object in the world, resets its
 logs and hands out the same answers; nothing is rebuilt. The kept object is never stepped again: a World
-that steps on from it first takes a private copy (``World.step``), and ``restore`` replaces it.
+that steps on from it first takes a private copy (``own_coordinator``), and ``restore`` replaces it — by the
+coordinator the replayed call left untouched (``World._spare``) when it restores that state again, else rebuilt.
 
 Readers of the state after the call (observations, the abstraction, the output check, verdicts) may keep
 what they derive from it in ``Call.derived``: it belongs to this call from this coordinator state.
@@ -53,15 +54,15 @@ class Call:
 def memo_step(world: World, action: Action, handler: Callable[[World, Action], None]) -> Call | None:
     """Take ``action`` (a memoisable call on a coordinator restored from ``world._fresh_coord_state`` and not
     called since) through ``world.call_memo``; the Call, or None when the call ran and could not be kept."""
-    memo, coord = world.call_memo, world.coord
-    assert memo is not None and world._fresh_coord_state is not None
+    memo, coord, state = world.call_memo, world.coord, world._fresh_coord_state
+    assert memo is not None and state is not None
     calls = world._calls
     if calls is None:
-        calls = memo.get(world._fresh_coord_state)
+        calls = memo.get(state)
         if calls is None:
             if len(memo) >= MEMO_STATES:
                 memo.clear()
-            calls = memo[world._fresh_coord_state] = {}
+            calls = memo[state] = {}
         world._calls = calls
     key: Any = action
     if action.kind == "DeliverRequest":
@@ -78,6 +79,7 @@ def memo_step(world: World, action: Action, handler: Callable[[World, Action], N
         return found
     if action.kind == "DeliverRequest":
         world.net.take_request((action.client, action.arg))  # type: ignore[arg-type]
+    world._spare = (state, coord, calls)   # not called: the next restore of ``state`` takes it back
     kept = found.coord
     kept.events[:] = found.events
     kept.errors[:] = found.errors
@@ -88,3 +90,12 @@ def memo_step(world: World, action: Action, handler: Callable[[World, Action], N
         net.add_response(resp)
         answered.append(resp)
     return found
+
+
+def own_coordinator(world: World) -> None:
+    """Replace the memo's coordinator object in ``world`` by a private one in the same state, with the same logs."""
+    kept, world._kept = world._kept, None
+    assert kept is not None
+    coord = world.coord = world.coordinator_class.from_state(kept.after, record_events=world.record)
+    coord.errors.extend(kept.errors)
+    coord.transitions.extend(kept.transitions)

@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 from core.actions import Action
 from core.trace import Step, Trace
 from core.types import NO_GENERATION, Errors
-from harness.calls import MEMO_KINDS, Call, memo_step
+from harness.calls import MEMO_KINDS, Call, memo_step, own_coordinator
 from harness.client_versions import CRASHED, GONE, client_version_for
 from harness.clients import CLIENT_KINDS, Client, ClientConfig
 from harness.external import WireRequest, admits_unenumerable
@@ -252,7 +252,7 @@ class World:
         self.touched_coordinator = action.kind in _COORDINATOR_KINDS
         self.last_call = None
         if self.touched_coordinator and self._kept is not None:
-            self._own_coordinator()       # a memo's coordinator object is never stepped (harness/calls.py)
+            own_coordinator(self)         # a memo's coordinator object is never stepped (harness/calls.py)
         if self.record:
             self.coord.events.clear()     # only what happens inside this step goes into its Step
         handler = _HANDLERS[action.kind]
@@ -260,24 +260,13 @@ class World:
             handler(self, action)
         elif (self.call_memo is not None and self._fresh_coord_state is not None and action.kind in MEMO_KINDS
               and "external" not in self.kinds and not (self.scope.timed and action.kind == "AdvanceToNextDeadline")):
-            untouched, state = self.coord, self._fresh_coord_state
             self.last_call = self._kept = memo_step(self, action, handler)
-            if self.coord is not untouched:   # replayed: the coordinator restored from ``state`` was not called
-                self._spare = (state, untouched, self._calls)
         else:
             self._fresh_coord_state = None
             handler(self, action)
         self._version += 1
         if self.record:
             self._record(action)
-
-    def _own_coordinator(self) -> None:
-        """Replace the memo's coordinator object by a private one in the same state, with the same logs."""
-        kept, self._kept = self._kept, None
-        assert kept is not None
-        coord = self.coord = self.coordinator_class.from_state(kept.after, record_events=self.record)
-        coord.errors.extend(kept.errors)
-        coord.transitions.extend(kept.transitions)
 
     @staticmethod
     def calls_coordinator(action: Action) -> bool:

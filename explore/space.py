@@ -27,7 +27,15 @@ from the node bytes alone, so both engines report them alike.
 without them): siblings share the parent's coordinator object until a step calls into it
 (``World.reuse_coordinator``; client sends, DeliverResponse, drops, crashes and restarts only read the
 clock), and after such a step the observation re-reads only the requests in flight
-(``observe_after``), the abstract state is the parent's, and unchanged monitors are not reloaded.
+(``observe_after``), the abstract state is the parent's, and unchanged monitors are not reloaded. Such a step
+cannot change what any property declared in ``properties/reads.py`` as unaffected reads, so its verdicts (and the
+monitors' run states after it) are evaluated once per coordinator state and monitor run state and then reused
+(``_verdicts``, explore/verdicts.py); the labelled output check (``rebase``, ``mismatch``) runs only on steps that
+call the coordinator, the only ones it judges. A coordinator call already made from an equal coordinator state is
+not made again (``World.call_memo``, harness/calls.py): the World replays it with the coordinator object it left,
+and the Expander keeps with it the abstract state after, the output check's verdict and, per monitor run state,
+the catalog's verdicts. ``tests/test_explore_reuse.py`` compares whole searches and every expansion with each of
+these on and off.
 
 **Partial-order reduction** (``ExploreSpec.por``) uses sleep sets over one independence relation:
 two DeliverResponse actions to *different* clients. Why that pair is independent: DeliverResponse(i)
@@ -67,13 +75,17 @@ from properties.catalog import Monitor, Property, for_profile
 from properties.check import check_world_step, initial_violations
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
 from properties.findings import excused_after_illegal_state
-from properties.observation import Observation, observe, observe_after
+from properties.observation import Observation, observe, observe_after, observe_again
+from properties.reads import unchanged_by_equal_calls, unchanged_by_quiet_steps
+from explore.verdicts import Entry, Verdicts
 
 __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
            "independent", "unpadded"]
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
 CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
+STATES_CACHE = 1 << 14        # entries of Expander._states (a coordinator state each, shared with the nodes)
+ABSTRACT, WHY, CHECK, EDGE = "abstract", "why", "check", "edge"   # what the Expander keeps in a harness.calls.Call
 
 
 def fingerprint(node: bytes) -> int:
@@ -144,6 +156,19 @@ class Expansion:
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
 
 
+class _Reads:
+    """What the Expander read from one coordinator state (every node with it reads the same): the observation
+    of a node (its requests in flight aside), the labelled capture per partition, and per monitor run state the
+    verdicts of a step that does not call the coordinator."""
+
+    __slots__ = ("observation", "captures", "quiet")
+
+    def __init__(self) -> None:
+        self.observation: Observation | None = None
+        self.captures: dict[str, Before] = {}
+        self.quiet: dict[tuple[bytes, ...], Entry] = {}
+
+
 def _dumps(value: Any) -> bytes:
     """Canonical bytes as ``World.snapshot`` makes them: pickled without a memo."""
     buf = io.BytesIO()
@@ -167,6 +192,12 @@ class Expander:
     """Turns a node into its successors, checking the catalog on every edge. Pure: the result depends
     only on the spec and the node bytes, in any process."""
 
+    #: reuse what is read from equal coordinator states (a node's observation and capture; the verdicts of steps that
+    #: do not call the coordinator), and memoise coordinator calls with what is derived from them (``_verdicts``);
+    #: tests switch them off
+    reuse_quiet = True
+    memo_calls = True
+
     def __init__(self, spec: ExploreSpec) -> None:
         self.spec = spec
         self.world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
@@ -177,8 +208,22 @@ class Expander:
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in props if p.kind == "eventually_within"}
         self._excused = excused_after_illegal_state(spec.profile)
-        # (abstract before, abstract after) -> (model edge from, label, to, both unpadded): refinement per pair
-        self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State]] = {}
+        # fixed for this Expander's life (the class defaults when it was made)
+        self.reuse_quiet, self.memo_calls = self.reuse_quiet, self.memo_calls
+        if self.memo_calls:
+            self.world.call_memo = {}      # harness/calls.py
+        by_name = {p.name: p for p in props}
+        self._quiet_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
+                                        unchanged_by_quiet_steps)
+        self._call_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
+                                       unchanged_by_equal_calls)
+        self._states: dict[tuple[Any, ...], _Reads] = {}     # coordinator state -> what was read from it
+        self._here: _Reads | None = None                     # of the node loaded now (see _at_node)
+        self._quiet_entry: Entry | None = None
+        self._node_monitors: tuple[bytes, ...] = ()
+        # (abstract before, abstract after) -> (model edge from, label, to, both unpadded, moved): refinement per pair
+        self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State, bool]] = {}
+        self._quiet_edge: tuple[State, AbstractAction | None, State, State, State, bool] | None = None   # see _refine
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
         self._canonical: dict[bytes, bytes] = {}    # raw world digest -> canonical world digest (see _key)
         root_state = self.world.to_state()
@@ -198,8 +243,11 @@ class Expander:
         self.root_violations = [(v.property, -1, v.message) for v in root]
 
     # --- nodes -------------------------------------------------------------------------------
-    def _node(self, world_bytes: bytes, had_error: bool) -> bytes:
-        monitor_states = self._monitor_states = tuple(m.run_state() for m in self.monitors.values())
+    def _node(self, world_bytes: bytes, had_error: bool, monitor_states: tuple[bytes, ...] | None = None) -> bytes:
+        """The node of the world just stepped to; ``monitor_states``: what the monitors hold, when known."""
+        if monitor_states is None:
+            monitor_states = tuple(m.run_state() for m in self.monitors.values())
+        self._monitor_states = monitor_states
         return _dumps((world_bytes, had_error, monitor_states))
 
     def _key(self, world_state: tuple[Any, ...], world_bytes: bytes, had_error: bool, node: bytes) -> int:
@@ -222,7 +270,37 @@ class Expander:
         """Put the world and the monitors into ``node``; returns the had-an-IllegalStateError flag."""
         world_bytes, had_error, monitor_states = pickle.loads(node)
         self._put(world_bytes, monitor_states, None)
+        self._at_node(monitor_states)
         return had_error
+
+    def _at_node(self, monitor_states: tuple[bytes, ...]) -> None:
+        """A node was loaded: it shares what is read from its coordinator state with the nodes that have it."""
+        self._quiet_entry = self._quiet_edge = None
+        self._node_monitors = monitor_states
+        if not self.reuse_quiet:
+            self._here = None
+            return
+        coord_state = self.world.coordinator_state()
+        here = self._states.get(coord_state)
+        if here is None:
+            if len(self._states) >= STATES_CACHE:
+                self._states.clear()
+            here = self._states[coord_state] = _Reads()
+        self._here = here
+
+    def _read_node(self) -> tuple[Observation, State, Before]:
+        """The loaded node's observation, abstract state and labelled capture (which holds that abstract state)."""
+        world, here = self.world, self._here
+        if here is None:
+            return observe(world), abstract(world.coord, world.group_id), capture(world)
+        if here.observation is None:
+            before = here.observation = observe(world)
+        else:
+            before = observe_again(here.observation, world)
+        base = here.captures.get(world.partition)
+        if base is None:
+            base = here.captures[world.partition] = capture(world)
+        return before, base.state, base   # rebase() takes the object references from the world of each step
 
     def _put(self, world_bytes: bytes, monitor_states: tuple[bytes, ...], enabled: tuple[Action, ...] | None) -> None:
         self.world.restore(world_bytes, enabled)
@@ -252,11 +330,10 @@ class Expander:
         stage = RESTORING
         try:
             self._put(world_bytes, monitor_states, None)
+            self._at_node(monitor_states)
             stage = "observing"   # the node was observed and abstracted when the edge into it was checked
             actions = world.enabled()
-            before = observe(world)
-            abs_before = abstract(world.coord, world.group_id)
-            base = capture(world)
+            before, abs_before, base = self._read_node()
         except Exception as exc:   # noqa: BLE001 — see the module doc
             if node != self.root:   # the root's failure is in root_violations already
                 out.violations.append((OBSERVES, -1, unobservable(stage, exc, -1).message))
@@ -278,7 +355,7 @@ class Expander:
             done.append(action)
             result = self._step(index, action, before, abs_before, had_error, out, base)
             if result is not None:
-                child = self._node(result[0], result[1])
+                child = self._node(result[0], result[1], result[3])
                 out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
         return out
 
@@ -296,14 +373,17 @@ class Expander:
                             capture(world))
         if result is None:
             return -1, None, out.violations
-        child = self._node(result[0], result[1])
+        child = self._node(result[0], result[1], result[3])
         return self._key(result[2], result[0], result[1], child), child, out.violations
 
     def _step(self, index: int, action: Action, before: Observation, abs_before: State, had_error: bool,
-              out: Expansion, base: Before) -> tuple[bytes, bool, tuple[Any, ...]] | None:
+              out: Expansion, base: Before) -> tuple[bytes, bool, tuple[Any, ...], tuple[bytes, ...] | None] | None:
+        """Take ``action`` and check it: (world bytes, had-error flag, world state, the monitors' run states when
+        known without asking them), or None when the step raised or its target could not be checked."""
         world = self.world
         try:
-            captured = rebase(base, world, action)   # what the labelled output check judges the step against
+            # what the labelled output check judges the step against (it judges only coordinator calls)
+            captured = rebase(base, world, action) if world.calls_coordinator(action) else None
             world.step(action)
             # taken here, not last: a recording World snapshots inside step() for its digest, so a state
             # that cannot be snapshotted is the step raising there too (the gate and traces.py agree)
@@ -316,42 +396,97 @@ class Expander:
         world.steps.clear()
         stage = "observing"
         try:
-            after = observe_after(before, world, step)
             error = had_error or any(isinstance(e, IllegalState) for e in step.events)
             self._monitor_states = None      # the monitors move now; _node reads what they hold after
-            for v in check_world_step(self.checked, before, step, after, self.monitors):   # guards each property
+            found, monitor_states, witnessed = self._verdicts(before, step, out.witnesses)
+            for v in found:   # check_world_step guards each property
                 if not (error and v.property in self._excused):   # properties/findings.py: after the 0.10.0 error
                     out.violations.append((v.property, index, v.message))
-            for p in self.witness_props:
-                try:
-                    if p.name not in out.witnesses and p.fn(after) is not None:   # type: ignore[misc]  # = p.check
-                        out.witnesses.add(p.name)
-                except Exception as exc:   # noqa: BLE001 — as check_world_step does: reported, the edge goes on
-                    out.violations.append((OBSERVES, index, unobservable(f"checking {p.name}", exc, index).message))
+            out.violations.extend((OBSERVES, index, message) for message in witnessed)
             stage = "abstracting"
             self._refine(index, action, world, abs_before, out, None if error else captured)
         except Exception as exc:   # noqa: BLE001 — an unobservable target: a violation, not explored further
             out.violations.append((OBSERVES, index, unobservable(stage, exc, index).message))
             return None
-        return world_bytes, error, world_state
+        return world_bytes, error, world_state, monitor_states
+
+    def _verdicts(self, before: Observation, step: Step, seen: set[str]
+                  ) -> tuple[list[Violation], tuple[bytes, ...] | None, list[str]]:
+        """The catalog's violations at ``step`` (in catalog order), the monitors' run states after it when known
+        without asking them, and the messages of witnesses that raised (those reached go into ``seen``).
+
+        Verdicts are reused where their inputs are equal (explore/verdicts.py). A step that does not call the
+        coordinator changes only the requests in flight and the action (properties/reads.py ``QUIET_CHANGES``): from
+        one coordinator state and monitor run state (``_here.quiet``) every such step gets the same verdicts of the
+        properties that read neither. A coordinator call memoised by the World (harness/calls.py) is the same call
+        from the same coordinator state: with the same monitor run state, the properties that do not read the
+        network get the same verdicts (``Call.derived``). Where everything is reused, the observation after the
+        step is not even made; an entry is kept only from a first evaluation in which making it did not raise."""
+        world = self.world
+        call = world.last_call
+        if world.touched_coordinator:
+            verdicts, key = self._call_verdicts, (CHECK, self._node_monitors) if call is not None else None
+            entry: Entry | None = call.derived.get(key) if call is not None else None
+        else:
+            verdicts, call = self._quiet_verdicts, None
+            key = self._node_monitors if self._here is not None else None
+            entry = self._quiet_entry
+            if entry is None and key is not None:
+                entry = self._quiet_entry = self._here.quiet.get(key)   # type: ignore[union-attr]
+        if entry is not None:
+            after = None if entry.complete else observe_after(before, world, step)
+            found, states = verdicts.reuse(entry, before, step, after, self._node_monitors)
+            return found, states, verdicts.witnessed(entry, after, seen)
+        after = observe_after(before, world, step)
+        if call is None and key is None:   # nothing to key a reuse by
+            return check_world_step(self.checked, before, step, after, self.monitors), None, \
+                verdicts.witnessed(None, after, seen)
+        found, states, entry = verdicts.first(before, step, after)
+        if call is not None:
+            call.derived[key] = entry
+        else:
+            self._here.quiet[key] = self._quiet_entry = entry   # type: ignore[union-attr,index]
+        return found, states, verdicts.witnessed(entry, after, seen)
 
     def _refine(self, index: int, action: Action, world: World, abs_before: State, out: Expansion,
                 captured: Before | None = None) -> None:
         """Refinement of the step just taken: a model edge (coverage) or a ``refines-the-abstract-model``
         violation — labelled, with the answers and timers (harness/labels.py) unless ``captured`` is None
         (after the 0.10.0 IllegalStateError finding, as for the catalog)."""
-        abs_after = abstract(world.coord, world.group_id) if world.touched_coordinator else abs_before
+        if not world.touched_coordinator:
+            abs_after, call = abs_before, None
+        else:   # a memoised call (harness/calls.py) keeps what is derived from the coordinator it left
+            call = world.last_call
+            abs_after = call.derived.get(ABSTRACT) if call is not None else None
+            if abs_after is None:
+                abs_after = abstract(world.coord, world.group_id)
+                if call is not None:
+                    call.derived[ABSTRACT] = abs_after
         if captured is not None and world.touched_coordinator:
-            _, why = mismatch(world, captured, action, abs_after)
+            why_key = (WHY, world.partition)   # the capture before the step reads the partition too
+            if call is not None and why_key in call.derived:
+                why = call.derived[why_key]
+            else:
+                _, why = mismatch(world, captured, action, abs_after)
+                if call is not None:
+                    call.derived[why_key] = why
             if why is not None:
                 out.violations.append((REFINES, index, f"{REFINES}: {why} (profile {self.spec.profile})"))
-        key = (abs_before, abs_after)
-        edge = self._edge_cache.get(key)
+        # the pair is the same on every step without a call from this node, and on every replay of a call
+        edge = self._quiet_edge if call is None and not world.touched_coordinator else \
+            call.derived.get(EDGE) if call is not None else None
         if edge is None:
-            b, label, a = model_edge(self.spec.profile, world.coord, abs_before, abs_after)
-            edge = self._edge_cache[key] = (b, label, a, unpadded(b), unpadded(a))
-        b, label, a, nb, na = edge
-        if a != b:
+            key = (abs_before, abs_after)
+            edge = self._edge_cache.get(key)
+            if edge is None:
+                b, label, a = model_edge(self.spec.profile, world.coord, abs_before, abs_after)
+                edge = self._edge_cache[key] = (b, label, a, unpadded(b), unpadded(a), a != b)
+            if call is not None:
+                call.derived[EDGE] = edge
+            elif not world.touched_coordinator:
+                self._quiet_edge = edge
+        b, label, a, nb, na, moved = edge
+        if moved:
             if label is None:
                 if captured is not None and stale_completion(world, captured, b, a):
                     return   # a documented finding (harness/labels.py), not an edge of the model

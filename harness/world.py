@@ -22,6 +22,7 @@ from typing import Any, Callable, Sequence
 from core.actions import Action
 from core.trace import Step, Trace
 from core.types import NO_GENERATION, Errors
+from harness.calls import MEMO_KINDS, Call, memo_step, own_coordinator
 from harness.client_versions import CRASHED, GONE, client_version_for
 from harness.clients import CLIENT_KINDS, Client, ClientConfig
 from harness.external import WireRequest, admits_unenumerable
@@ -99,6 +100,16 @@ class World:
         self.reuse_coordinator = False
         self._fresh_coord_state: tuple[Any, ...] | None = None
         self.touched_coordinator = False   # whether the last step's handler called into the coordinator
+        #: explorers set a dict here: coordinator calls already made from an equal state are not made again
+        #: (harness/calls.py; exact, and the coordinator object a call left is kept instead of rebuilt)
+        self.call_memo: dict[tuple[Any, ...], dict[Any, Call]] | None = None
+        self._calls: dict[Any, Call] | None = None   # call_memo's entry for _fresh_coord_state, once looked up
+        self.last_call: Call | None = None   # the memoised call the last step made (None: not one)
+        self._kept: Call | None = None       # the memoised call whose coordinator object ``coord`` is now
+        #: (state, coordinator, its call_memo entry) of a coordinator restored from that state that a replayed call
+        #: left untouched: the next restore of an equal state takes it instead of rebuilding one
+        self._spare: tuple[tuple[Any, ...], Any, dict[Any, Call] | None] | None = None
+        self._restored: tuple[bytes | None, Any] = (None, None)   # the bytes restore() read last, parsed
         self._view: tuple[Any, Any] = (None, None)   # (coordinator, its describe()), see observe()
         self.answered: list[Response] = []   # the responses the last step produced, in order (refinement reads them)
         #: answers to external clients' requests, for the server to send (not world state: see harness.external)
@@ -238,15 +249,29 @@ class World:
         if not self.is_enabled(action):
             raise ValueError(f"action {action} is not enabled at this point; choose one of world.enabled().")
         self.answered = []
+        self.touched_coordinator = action.kind in _COORDINATOR_KINDS
+        self.last_call = None
+        if self.touched_coordinator and self._kept is not None:
+            own_coordinator(self)         # a memo's coordinator object is never stepped (harness/calls.py)
         if self.record:
             self.coord.events.clear()     # only what happens inside this step goes into its Step
-        self.touched_coordinator = action.kind in _COORDINATOR_KINDS
-        if self.touched_coordinator:
+        handler = _HANDLERS[action.kind]
+        if not self.touched_coordinator:
+            handler(self, action)
+        elif (self.call_memo is not None and self._fresh_coord_state is not None and action.kind in MEMO_KINDS
+              and "external" not in self.kinds and not (self.scope.timed and action.kind == "AdvanceToNextDeadline")):
+            self.last_call = self._kept = memo_step(self, action, handler)
+        else:
             self._fresh_coord_state = None
-        _HANDLERS[action.kind](self, action)
+            handler(self, action)
         self._version += 1
         if self.record:
             self._record(action)
+
+    @staticmethod
+    def calls_coordinator(action: Action) -> bool:
+        """Whether a step of ``action`` calls into the coordinator (what ``touched_coordinator`` will say)."""
+        return action.kind in _COORDINATOR_KINDS
 
     def _send(self, a: Action) -> None:
         assert isinstance(a.arg, int)
@@ -351,12 +376,7 @@ class World:
     # --- observation and recording ---------------------------------------------------------
     def observe(self) -> dict[str, Any]:
         """What a table row shows: time, the group, and each client's state."""
-        coord = self.coord
-        if self._fresh_coord_state is not None and self._view[0] is coord:
-            view = self._view[1]        # an untouched coordinator restored from state: its view cannot change
-        else:
-            view = coord.describe(self.group_id)
-            self._view = (coord, view)
+        view = self._group_view()
         return {
             "time_ms": self.coord.now_ms,
             "group_state": self.profile.state_name(view.state) if view else "-",
@@ -367,11 +387,27 @@ class World:
             "clients": tuple(c.describe() for c in self.clients),
         }
 
+    def _group_view(self) -> Any:
+        """``coord.describe(group_id)``, remembered while the coordinator cannot change."""
+        coord, kept = self.coord, self._kept
+        if self._fresh_coord_state is not None and self._view[0] is coord:
+            view = self._view[1]        # an untouched coordinator restored from state: its view cannot change
+        elif kept is not None:          # a memo's coordinator object: never stepped, its view is kept with it
+            if kept.view is None:
+                kept.view = coord.describe(self.group_id)
+            view = kept.view
+        else:
+            view = coord.describe(self.group_id)
+            self._view = (coord, view)
+        return view
+
     def _record(self, action: Action) -> None:
-        obs = self.observe()
+        view = self._group_view()        # the group as observe() shows it (a Step does not show the clients)
         self.steps.append(Step(
-            index=len(self.steps), action=action, time_ms=obs["time_ms"], group_state=obs["group_state"],
-            generation_id=obs["generation_id"], leader_id=obs["leader_id"], members=obs["members"],
+            index=len(self.steps), action=action, time_ms=self.coord.now_ms,
+            group_state=self.profile.state_name(view.state) if view else "-",
+            generation_id=view.generation_id if view else NO_GENERATION,
+            leader_id=(view.leader_id or "") if view else "", members=tuple(sorted(view.members)) if view else (),
             responses=tuple(self.answered), digest=self.digest() if self.step_digests else "",
             events=tuple(self.coord.events)))
         self.coord.events.clear()
@@ -390,13 +426,18 @@ class World:
     # --- snapshots -------------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
         """The world as one nested tuple of plain data (equal worlds give equal tuples)."""
-        coord_state = self._fresh_coord_state          # the state it was restored from, when untouched since
-        if coord_state is None:
-            coord_state = self.coord.to_state()
+        coord_state = self.coordinator_state()
         # external clients hold no state, and a served session opens connections as it goes: leaving them
         # out keeps a step's digest independent of how many connections exist at the time
         modelled = tuple(c.to_state() for c in self.clients if c.kind != "external")
         return (coord_state, modelled, self.net.to_state(), self.partition)
+
+    def coordinator_state(self) -> tuple[Any, ...]:
+        """The coordinator's part of ``to_state`` (no work when it was restored and not called since)."""
+        coord_state = self._fresh_coord_state          # the state it was restored from, when untouched since
+        if coord_state is not None:
+            return coord_state
+        return self._kept.after if self._kept is not None else self.coord.to_state()
 
     def snapshot(self) -> bytes:
         """Canonical bytes: pickled without a memo, so object identity cannot change them."""
@@ -409,10 +450,19 @@ class World:
     def restore(self, data: bytes, enabled: tuple[Action, ...] | None = None) -> None:
         """Put the world back into the state ``data`` was taken in (recorded steps are kept).
         ``enabled``: what ``enabled()`` returned in that state, if the caller has it (saves recomputing)."""
-        coord_state, client_states, net_state, partition = pickle.loads(data)
-        if not (self.reuse_coordinator and coord_state == self._fresh_coord_state):
-            self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
+        if data is not self._restored[0]:   # explorers restore one node's bytes once per edge: parsed once
+            self._restored = (data, pickle.loads(data))   # plain immutable values (tests/test_world_reuse.py)
+        coord_state, client_states, net_state, partition = self._restored[1]
+        fresh = self._fresh_coord_state
+        if not (self.reuse_coordinator and (coord_state is fresh or coord_state == fresh)):
+            spare = self._spare
+            if spare is not None and (coord_state is spare[0] or coord_state == spare[0]):
+                self.coord, self._calls = spare[1], spare[2]
+            else:
+                self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
+                self._calls = None
         self._fresh_coord_state = coord_state if self.reuse_coordinator else None
+        self._kept = self._spare = None
         modelled = [c for c in self.clients if c.kind != "external"]
         for client, state in zip(modelled, client_states, strict=True):
             client.set_state(state)

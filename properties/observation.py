@@ -269,6 +269,12 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
     )
 
 
+def observe_again(seen: Observation, world: World) -> Observation:
+    """``observe(world)`` for a world whose coordinator is in the state an initial read-out ``seen`` was taken in
+    (equal coordinator states read the same): only the requests in flight are read again."""
+    return replace(seen, inflight=_inflight(world))
+
+
 def _inflight(world: World) -> tuple[RequestObs, ...]:
     return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms)
                  for k, r in sorted(world.net.requests.items()))

@@ -8,6 +8,7 @@ is compared with one taken without them (every kind counted as touching the coor
 """
 from __future__ import annotations
 
+import pickle
 import random
 from dataclasses import replace
 
@@ -65,9 +66,35 @@ def test_only_the_coordinator_kinds_change_the_coordinator(profile: str, clients
     assert wanted | ({"OffsetCommit", "LeaveGroup"} if mutant is None else set()) <= kinds_seen
 
 
+def _immutable(value: object) -> bool:
+    if isinstance(value, tuple | frozenset):
+        return all(_immutable(v) for v in value)
+    return isinstance(value, int | str | bytes | float | type(None))
+
+
+@pytest.mark.parametrize("profile,clients", [("3.9", ("java", "java", "adversarial")), ("0.10.0", ("java", "java"))])
+def test_snapshots_hold_only_immutable_values(profile: str, clients: tuple[str, ...]) -> None:
+    """World.restore parses the bytes it restored last only once, and every restore from them shares the parsed
+    values: sound only because nothing in a snapshot can be changed in place."""
+    rng = random.Random(3)
+    for walk in range(4):
+        world = World(profile, ALL_OPTIONS if walk % 2 else STABLE_OFTEN, clients=clients)
+        for _ in range(120):
+            choices = world.enabled()
+            if not choices:
+                break
+            world.step(choices[rng.randrange(len(choices))])
+            assert _immutable(pickle.loads(world.snapshot()))
+
+
 class _NoShortcuts(Expander):
     """Monitors reloaded before every edge; with every kind patched into _COORDINATOR_KINDS the world
     rebuilds its coordinator, and the Expander observes and abstracts afresh, on every edge."""
+
+    def __init__(self, spec: ExploreSpec) -> None:
+        super().__init__(spec)
+        self.world.call_memo = None       # every coordinator call is made (harness/calls.py)
+        self.reuse_quiet = False          # nothing read from a coordinator state is reused (explore/verdicts.py)
 
     def _put(self, world_bytes, monitor_states, enabled):  # type: ignore[no-untyped-def]
         self._monitor_states = None
@@ -107,3 +134,4 @@ def test_every_expansion_equals_the_one_without_shortcuts(spec: ExploreSpec, mon
                     nxt.append((child, child_sleep))
         frontier = nxt
     assert compared > 100
+    assert fast.world.call_memo             # the memo was used

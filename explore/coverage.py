@@ -162,12 +162,6 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
     return edges, {unpadded(state[u]) for u in seen}, reasons
 
 
-@lru_cache(maxsize=32)
-def scope_edges(profile: str, scope: HarnessScope, kinds: tuple[str, ...]) -> frozenset[EdgeKey]:
-    """The reachable edges of one scope's map (runs of that scope with clients of ``kinds`` can take them)."""
-    return frozenset(_scope_map(profile, scope, tuple(sorted(set(kinds))))[0])
-
-
 @dataclass(frozen=True)
 class _Label:
     kind: str

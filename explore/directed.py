@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field
-from typing import Callable, Generic, Protocol, Sequence, TypeVar
+from typing import Callable, Collection, Generic, Protocol, Sequence, TypeVar
 
 from core.actions import Action
 from explore.coverage import EdgeKey
@@ -37,11 +37,6 @@ _ENVIRONMENT = {"ExpireHeartbeat": ("FireTimer", "AdvanceClock", "AdvanceToNextD
 #: how often a step of a directed walk is chosen among the actions that serve a wanted abstract kind (the rest
 #: of the time, and among those, the action least often taken from the abstract state is preferred: novelty)
 FOCUS = 0.15
-#: how often an unfocused step is chosen among calm actions only (``Runs.calm``): crashes, drops, leaves and
-#: unloads, taken as often as the rest, keep the groups of those scopes from ever getting past a rebalance
-CALM = 0.6
-#: how often a walk starts from a state with uncovered edges its configuration can produce (else from any)
-TARGETED = 0.5
 
 
 def abstract_kind(label: str) -> str:
@@ -80,10 +75,6 @@ class Runs(Generic[R]):
     edges: Callable[[R], set[EdgeKey]]           # the abstract edges the run covered (coverage keys)
     failed: Callable[[R], bool]                  # the run found a violation: stop and report it
     world: Callable[[R], World]                  # the run's world (to read which request a delivery carries)
-    #: whether the configuration ``starts[i]`` can produce an edge at all (the edge is in its scope's map)
-    offers: Callable[[int, EdgeKey], bool] = lambda _i, _edge: True
-    #: whether an action leaves the group to get on (no crash, drop, leave, unload or failed append)
-    calm: Callable[[Action], bool] = lambda _action: True
 
 
 @dataclass
@@ -114,20 +105,9 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
     by_source: dict[State, set[EdgeKey]] = {}     # source -> its edges still uncovered (emptied ones removed)
     for edge in targets - covered:
         by_source.setdefault(edge[0], set()).add(edge)
-    wanted_cache: dict[tuple[int, State, int], bool] = {}
-
-    def useful(key: tuple[int, State]) -> bool:
-        """Whether the configuration can still produce an uncovered edge from the state (cached per count)."""
-        remaining = by_source.get(key[1])
-        if not remaining:
-            return False
-        known = wanted_cache.get((*key, len(remaining)))
-        if known is None:
-            known = wanted_cache[(*key, len(remaining))] = any(runs.offers(key[0], e) for e in remaining)
-        return known
-
+    sources = by_source.keys()
     while result.steps < budget_steps and result.walks < budget_steps:   # (walks: a world with nothing enabled)
-        entry = _pick(pool, visits, useful, rng)
+        entry = _pick(pool, visits, sources, rng)
         visits[entry] += 1
         wanted = sorted({abstract_kind(e[1]) for e in by_source.get(entry[1], ())})
         apis = frozenset(_APIS[k] for k in wanted if k in _APIS)
@@ -142,8 +122,6 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
             if wanted and rng.random() < FOCUS:
                 world = runs.world(run)
                 choices = tuple(a for a in choices if serves(world, a, apis, environment)) or choices
-            elif rng.random() < CALM:
-                choices = tuple(a for a in choices if runs.calm(a)) or choices
             action = _novel(choices, tried, ids.setdefault(state, len(ids)), rng)
             run.step(action)
             result.steps += 1
@@ -152,7 +130,8 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
                 break
             state = runs.state(run)
             result.states.add(state)
-            _keep(pool, visits, (entry[0], state), run, runs, keep, rng)
+            if not run.over:   # a run that cannot go on (its coordinator raised) is no place to restart from
+                _keep(pool, visits, (entry[0], state), run, runs, keep, rng)
         new = runs.edges(run) - result.edges
         result.edges |= new
         for edge in new:
@@ -191,14 +170,10 @@ def _novel(choices: Sequence[Action], tried: dict[tuple[int, Action], int], stat
     return action
 
 
-def _pick(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State], int],
-          useful: Callable[[tuple[int, State]], bool], rng: random.Random) -> tuple[int, State]:
-    """The least-visited kept state — half of the time among those that are the source of an uncovered edge
-    their configuration can produce (when there are any), else among all, so that the search also moves on to
-    states it has not reached yet; ties by a seeded choice."""
-    keys = list(pool)
-    if rng.random() < TARGETED:
-        keys = [k for k in keys if useful(k)] or keys
+def _pick(pool: dict[tuple[int, State], list[R]], visits: dict[tuple[int, State], int], sources: Collection[State],
+          rng: random.Random) -> tuple[int, State]:
+    """The least-visited kept state that is an uncovered edge's source (else of all); ties by a seeded choice."""
+    keys = [k for k in pool if k[1] in sources] or list(pool)
     least = min(visits[k] for k in keys)
     tied = [k for k in keys if visits[k] == least]
     return tied[rng.randrange(len(tied))]

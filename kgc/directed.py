@@ -11,8 +11,7 @@ import copy
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure, scope_edges
-from core.actions import Action
+from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure
 from explore.directed import DirectedResult, Runs, directed_search
 from explore.space import unpadded
 from harness.abstraction import abstract
@@ -78,25 +77,11 @@ def report(cmap: CoverageMap, cov: Coverage) -> CoverageReport:
     return measure(cmap, cov.states, cov.edges)
 
 
-#: actions that set a group back: crashes, lost messages, leaves, unloads, failed appends (``Runs.calm``)
-UNCALM = frozenset({"Crash", "DropRequest", "DropResponse", "LeaveGroup", "UnloadGroup"})
-
-
-def calm(action: Action) -> bool:
-    return action.kind not in UNCALM and not (action.kind == "CompleteAppend" and action.arg != "NONE")
-
-
-def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int,
-             configs: Sequence[tuple[Scope, tuple[str, ...]]] = ()) -> DirectedResult[CheckedRun]:
-    """Run the directed search toward ``cmap``'s reachable edges not in ``cov``; adds what it covers to ``cov``.
-    ``configs``: each start's (scope, client kinds); a start is sent only after the edges its scope's map has."""
-    maps = [scope_edges(cmap.profile, scope, kinds) for scope, kinds in configs]
-
-    def offers(index: int, edge: EdgeKey) -> bool:
-        return not maps or edge in maps[index]
+def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int
+             ) -> DirectedResult[CheckedRun]:
+    """Run the directed search toward ``cmap``'s reachable edges not in ``cov``; adds what it covers to ``cov``."""
     runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,
-                                  edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world,
-                                  offers=offers, calm=calm)
+                                  edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world)
     found = directed_search(runs, cmap.reachable_edges, cov.edges, steps, seed)
     cov.edges |= found.edges
     cov.states |= found.states

@@ -166,11 +166,9 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
     def start(scope: Scope, clients: int | tuple[str, ...]) -> Callable[[], CheckedRun]:
         return lambda: CheckedRun(World(profile, scope, clients=clients, seed=seed, record=True, mutant=mutant))
     starts = [start(scope, clients) for scope in WALK_SCOPES.values() for clients in WALK_CLIENTS]
-    configs = [(scope, ("java",) * clients if isinstance(clients, int) else clients)
-               for scope in WALK_SCOPES.values() for clients in WALK_CLIENTS]
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
-    found = directed(starts, cmap, cov, plan.directed_steps, seed, configs)
+    found = directed(starts, cmap, cov, plan.directed_steps, seed)
     result = PhaseResult("directed", runs=found.walks, steps=found.steps,
                          note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "
                               f"{found.kept_states:,} states kept")

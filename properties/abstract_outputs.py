@@ -16,6 +16,7 @@ from typing import Callable
 
 from model.outputs import LEADER_LIST, NEW, SOURCES, Answer, Outputs
 from model.state import MEMBER, PENDING, AbstractAction, State
+from model.releases import Predicate, everywhere, when
 from properties.catalog import always_step, for_profile
 
 Witness = dict[str, object]
@@ -31,7 +32,7 @@ class ModelStep:
 
 
 def output_property(name: str, *, claim: str, source: str,
-                    applies_to: tuple[str, ...] = ("0.10.0", "3.9")) -> Callable[[StepPredicate], StepPredicate]:
+                    applies_to: Predicate = everywhere) -> Callable[[StepPredicate], StepPredicate]:
     """An abstract step property over a transition's outputs; its Z3 twin has the same name."""
     return always_step(name, claim=claim, source=source, applies_to=applies_to, level="abstract", z3=name)
 
@@ -116,7 +117,8 @@ def legal_delay_source(before: State, step: ModelStep, after: State) -> Witness 
                  claim="A heartbeat op armed with the new-member timeout belongs to a member that is still flagged "
                        "isNew after the step.",
                  source="SPEC.md §4.6 (T = 300000 for a new member in addMemberAndRebalance), §4.4 step 5 "
-                        "(reschedule with the session timeout, then isNew = false), KAFKA-7610", applies_to=("3.9",))
+                        "(reschedule with the session timeout, then isNew = false), KAFKA-7610",
+                 applies_to=when("new-member-timeout"))
 def new_member_delay(before: State, step: ModelStep, after: State) -> Witness | None:
     bad = [a.slot for a in step.outputs.arms if a.source == "new-member"
            and not (after.slots[a.slot].status == MEMBER and after.slots[a.slot].is_new)]

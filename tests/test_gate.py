@@ -22,11 +22,14 @@ SMALL = 40.0       # seconds of budget per profile in these tests (the default i
 KILL = 100.0
 
 
-@pytest.mark.parametrize("profile", ["0.10.0", "3.9"])
+PHASES = ["scenarios", "walks", "explore", "machines", "directed"]
+
+
+@pytest.mark.parametrize("profile", ["0.10.0"])     # 3.9's reference run is the command-line one below
 def test_reference_passes_every_phase(profile: str) -> None:
     result = run_gate(profile, None, SMALL)
     assert result.passed, result.found and result.found.violation.message
-    assert [p.name for p in result.phases] == ["scenarios", "walks", "explore", "machines", "directed"]
+    assert [p.name for p in result.phases] == PHASES
     assert all(p.runs > 0 and p.steps > 0 for p in result.phases) and result.edges_covered > 0
     assert result.coverage is not None and result.coverage.covered_edges <= result.coverage.reachable_edges
     assert len(result.properties) >= 30
@@ -68,14 +71,17 @@ def test_a_mutant_run_is_deterministic_down_to_the_report_bytes(tmp_path: Path) 
     assert any(n.startswith("test_store_callback_generation_guard") for n in names)
 
 
-def test_reference_run_writes_passing_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check", "--profile", "3.9", "--budget", "20", "--out", str(tmp_path)])
+def test_reference_run_passes_every_phase_and_writes_passing_junit(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["check", "--profile", "3.9", "--budget", str(SMALL), "--out", str(tmp_path)])
     assert code == 0
     junit = (tmp_path / "3.9" / "junit.xml").read_text()
     assert 'failures="0"' in junit and "delayed-join-completes-only-when-all-rejoined" in junit
     out = capsys.readouterr().out
     assert "PASS" in out and "abstract coverage, profile 3.9: states " in out
     run = json.loads((tmp_path / "3.9" / "run.json").read_text())
+    assert run["passed"] and len(run["properties_checked"]) >= 30
+    assert [k for k in PHASES if run["counts"].get(k, 0) > 0] == PHASES
     assert run["coverage"]["abstract_edges_covered"] > 0 and run["counts"]["machines"] > 0
     missing = int(run["coverage"]["abstract_edges_not_reached"])
     assert sum(r["reason"] == "not reached in budget" for r in run["uncovered_edges"]) == missing

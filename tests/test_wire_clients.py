@@ -4,7 +4,7 @@ callbacks are judged by the client-visible properties; each session's trace repl
 are caught live by the property they name.
 
 Every run is bounded (wire/clients/group.py kills stragglers by pid); servers bind 127.0.0.1 and are
-stopped here. The whole file takes about two minutes.
+stopped here. The default tier's part of the file takes about a minute and a half.
 """
 from __future__ import annotations
 
@@ -61,20 +61,34 @@ def _judge(session: LiveSession, server: ServerThread, run: GroupRun) -> None:
     assert replay(trace).steps[-1].digest == trace.steps[-1].digest
 
 
-@pytest.mark.parametrize("served", ["3.9"], indirect=True)
-@pytest.mark.parametrize("lib", ["kafka-python", "aiokafka", "confluent"])
-def test_three_consumers_join_crash_and_leave(served: tuple[LiveSession, ServerThread], lib: str) -> None:
+def _join_crash_and_leave(served: tuple[LiveSession, ServerThread], libs: tuple[str, str, str]) -> None:
     """Two consumers form the group, a third joins (rebalance), is SIGKILLed (its session expires) and
     a founder leaves cleanly (LeaveGroup): every step checked, every partition owned by one consumer."""
     session, server = served
-    specs = [ConsumerSpec("c0", lib), ConsumerSpec("c1", lib, mode="leave-after 15", start_at_s=0.3),
-             ConsumerSpec("c2", lib, start_at_s=5.0, kill_at_s=11.0)]
+    specs = [ConsumerSpec("c0", libs[0]), ConsumerSpec("c1", libs[1], mode="leave-after 15", start_at_s=0.3),
+             ConsumerSpec("c2", libs[2], start_at_s=5.0, kill_at_s=11.0)]
     run = _run(server, specs, duration_s=22.0)
     assert [e.name for e in run.events if e.event == "killed"] == ["c2"]
     _judge(session, server, run)
     events = [e for st in session.trace().steps for e in st.event_lines]
     assert any(e.endswith("failed: heartbeat expired") for e in events)     # the killed c2, by its session
     assert sum(e.endswith(" leaves") for e in events) >= 2                   # c1 at 15 s, c0 at the end
+
+
+@pytest.mark.parametrize("served", ["3.9"], indirect=True)
+def test_three_libraries_join_crash_and_leave(served: tuple[LiveSession, ServerThread]) -> None:
+    """The default tier's run on 3.9: each library in a different role (kafka-python founds and stays,
+    aiokafka leaves cleanly, librdkafka is killed), so each one's MEMBER_ID_REQUIRED handshake, rebalance
+    and LeaveGroup/crash path meets the reference in one 22-second group."""
+    _join_crash_and_leave(served, ("kafka-python", "aiokafka", "confluent"))
+
+
+@pytest.mark.slow     # three 22-second groups; the mixed-library run above is the default tier's
+@pytest.mark.parametrize("served", ["3.9"], indirect=True)
+@pytest.mark.parametrize("lib", ["kafka-python", "aiokafka", "confluent"])
+def test_three_consumers_of_one_library_join_crash_and_leave(served: tuple[LiveSession, ServerThread],
+                                                               lib: str) -> None:
+    _join_crash_and_leave(served, (lib, lib, lib))
 
 
 @pytest.mark.parametrize("served", ["3.9"], indirect=True)

@@ -16,6 +16,7 @@ from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync, InitialDela
 from impl.group import GroupMetadata, MemberMetadata
 from impl.purgatory import DelayedOperation
 from impl.results import CoordinatorConfig, ResponseFuture
+from impl.static_members import StaticRejoin
 
 if TYPE_CHECKING:
     from impl.coordinator import GroupCoordinator
@@ -37,7 +38,15 @@ def _group_state(g: GroupMetadata) -> tuple[Any, ...]:
     return (g.incarnation, g.group_id, g.state.value, g.state_timestamp_ms, g.protocol_type, g.protocol_name,
             g.generation_id, g.leader_id, tuple(_member_state(g.members[k]) for k in sorted(g.members)),
             tuple(sorted(g.pending_members)), tuple(sorted(g.pending_sync_members)),
-            g.num_members_awaiting_join, tuple(sorted(g.supported_protocols.items())), g.new_member_added)
+            g.num_members_awaiting_join, tuple(sorted(g.supported_protocols.items())), g.new_member_added,
+            tuple(sorted(g.static_members.items())))
+
+
+def _rejoin_state(rejoin: StaticRejoin | None) -> tuple[Any, ...] | None:
+    if rejoin is None:
+        return None
+    return (rejoin.group_instance_id, rejoin.old_member_id, rejoin.new_member_id, rejoin.old_protocols,
+            rejoin.old_rebalance_timeout_ms, rejoin.old_session_timeout_ms, rejoin.leader_id, rejoin.future_key)
 
 
 def _op_state(op: DelayedOperation) -> tuple[Any, ...]:
@@ -72,8 +81,8 @@ def coordinator_to_state(c: "GroupCoordinator") -> tuple[Any, ...]:
         tuple(_group_state(detached[i]) for i in sorted(detached)),
         tuple(sorted(c.log.items())), tuple(sorted(c.unloaded)), tuple(sorted(c.loading)),
         tuple(_op_state(op) for op in ops), tuple(w for w in watchers if w[1]),
-        tuple((a.seq, a.group.incarnation, a.generation_id, a.kind, tuple(sorted(a.assignment.items())), a.record)
-              for a in c.appends),
+        tuple((a.seq, a.group.incarnation, a.generation_id, a.kind, tuple(sorted(a.assignment.items())), a.record,
+               _rejoin_state(a.rejoin)) for a in c.appends),
     )
 
 
@@ -90,13 +99,14 @@ def _member_from(s: tuple[Any, ...], outbox: list[Any]) -> MemberMetadata:
 
 def _group_from(c: "GroupCoordinator", s: tuple[Any, ...]) -> GroupMetadata:
     (inc, gid, state, ts, ptype, pname, gen, leader, members, pending, pending_sync, awaiting, supported,
-     new_added) = s
+     new_added, static_members) = s
     g = c.group_class(gid, c.profile, inc, ts, ptype)
     g.state, g.protocol_name, g.generation_id, g.leader_id = _STATES[state], pname, gen, leader
     g.members = {m[0]: _member_from(m, c._outbox) for m in members}
     g.pending_members, g.pending_sync_members = set(pending), set(pending_sync)
     g.num_members_awaiting_join, g.supported_protocols = awaiting, dict(supported)
     g.new_member_added = new_added
+    g.static_members = dict(static_members)
     return g
 
 
@@ -140,6 +150,7 @@ def coordinator_from_state(cls: type["GroupCoordinator"], state: tuple[Any, ...]
         purgatory = c.heartbeat_purgatory if key.startswith("member:") else c.join_purgatory
         purgatory.watchers[key] = [by_seq[q] for q in seqs]
     from impl.coordinator import PendingAppend
-    c.appends = [PendingAppend(seq, by_inc[inc], gen, kind, dict(assignment), record)
-                 for seq, inc, gen, kind, assignment, record in appends]
+    c.appends = [PendingAppend(seq, by_inc[inc], gen, kind, dict(assignment), record,
+                               None if rejoin is None else StaticRejoin(*rejoin))
+                 for seq, inc, gen, kind, assignment, record, rejoin in appends]
     return c

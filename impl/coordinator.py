@@ -403,7 +403,8 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
         return GroupView(group.group_id, group.state, group.generation_id, group.leader_id, group.protocol_type,
                          group.protocol_name, members, frozenset(group.pending_members),
                          frozenset(group.pending_sync_members), group.num_members_awaiting_join,
-                         tuple(sorted(group.supported_protocols.items())), group.new_member_added)
+                         tuple(sorted(group.supported_protocols.items())), group.new_member_added,
+                         tuple(sorted(group.static_members.items())))
 
     def delayed_operations(self) -> list[DelayedOpView]:
         """Every uncompleted operation watched in either purgatory, by key then seq."""

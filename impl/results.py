@@ -130,6 +130,7 @@ class GroupView:
     num_members_awaiting_join: int = 0
     supported_protocols: tuple[tuple[str, int], ...] = ()
     new_member_added: bool = False
+    static_members: tuple[tuple[str, str], ...] = ()   # staticMembers: (group.instance.id, member id), sorted
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from impl.coordinator import GroupCoordinator
 
 _STATES = {s.value: s for s in GroupState}
+_REKEYED = "rekeyed:"
 
 
 def _future_key(future: ResponseFuture | None) -> Any:
@@ -62,6 +63,8 @@ def _op_state(op: DelayedOperation) -> tuple[Any, ...]:
         ref: Any = None
     elif op.group.members.get(op.member_id) is op.member:
         ref = "live"
+    elif op.group.members.get(op.member.member_id) is op.member:
+        ref = _REKEYED + op.member.member_id   # a static member re-keyed since the op was armed (KIP-345)
     else:
         ref = _member_state(op.member)   # a removed member the op still holds
     return head + (op.group.incarnation, op.member_id, op.heartbeat_deadline_ms, op.is_pending, ref)
@@ -122,7 +125,14 @@ def _op_from(c: "GroupCoordinator", s: tuple[Any, ...], groups: dict[int, GroupM
         op = DelayedSync(c, group, s[5], delay, seq)
     else:
         member_id, hb_deadline, pending, ref = s[5:9]
-        member = None if ref is None else group.members[member_id] if ref == "live" else _member_from(ref, c._outbox)
+        if ref is None:
+            member = None
+        elif ref == "live":
+            member = group.members[member_id]
+        elif isinstance(ref, str) and ref.startswith(_REKEYED):
+            member = group.members[ref[len(_REKEYED):]]
+        else:
+            member = _member_from(ref, c._outbox)
         op = DelayedHeartbeat(c, group, member, member_id, hb_deadline, delay, seq, pending)
     op.deadline_ms = deadline
     op._timer = c.timer

@@ -398,3 +398,16 @@ def test_a_snapshot_keeps_the_static_map_and_a_pending_replacement() -> None:
             ("JoinGroup", Errors.NONE, f.result.member_id)]
         assert c.heartbeat(G, old_b, gen, "i-b").result.error is Errors.FENCED_INSTANCE_ID
     assert restored.to_state() == g.c.to_state()
+
+
+# -- the default gate stays dynamic ---------------------------------------------------------------------
+def test_the_default_gate_worlds_have_no_static_clients() -> None:
+    """The world's default clients are dynamic: no walk scope or client mix of the gate sends an instance id,
+    so static membership changes no gate run."""
+    from harness.world import World
+    from kgc.gate import WALK_CLIENTS, WALK_KINDS, WALK_SCOPES
+    assert set(WALK_KINDS) == {"java", "adversarial"}
+    for scope in WALK_SCOPES.values():
+        for clients in WALK_CLIENTS:
+            world = World("3.9", scope, clients=clients, record=False)
+            assert all(cfg.group_instance_id is None for cfg in world.configs)

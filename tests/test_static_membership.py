@@ -411,3 +411,22 @@ def test_the_default_gate_worlds_have_no_static_clients() -> None:
         for clients in WALK_CLIENTS:
             world = World("3.9", scope, clients=clients, record=False)
             assert all(cfg.group_instance_id is None for cfg in world.configs)
+
+
+# -- harness static clients (not in any default scope) ----------------------------------------------------------
+@pytest.mark.parametrize("append_mode", ["sync", "deferred"])
+def test_a_world_walk_with_static_clients_never_makes_the_coordinator_raise(append_mode: str) -> None:
+    """Two static Java consumers that crash and restart with their instance id and member id "", and an
+    adversary forging the first one's instance id, on 3.9: every request is answered without an exception."""
+    from harness.scope import Scope
+    from harness.world import World
+    scope = Scope(append_mode=append_mode, faults=append_mode == "deferred", crashes=True, commits=True,
+                  advance_ms=(1000, 5000))
+    world = World("3.9", scope, clients=("static", "static", "static-adversarial"), seed=1, record=True)
+    assert [cfg.group_instance_id for cfg in world.configs] == ["i0", "i1", "i0"]
+    world.random_walk(400)
+    assert world.coord.errors == []
+    answers = [r for step in world.steps for r in step.responses]
+    # not vacuous: static ids were handed out and old incarnations were fenced (SPEC.md §3.1 J5a step 4, §3.8)
+    assert any(r.api == "JoinGroup" and r.error == "NONE" and r.member_id.startswith("i0-") for r in answers)
+    assert any(r.error == "FENCED_INSTANCE_ID" for r in answers)

@@ -34,6 +34,7 @@ class JoinRequest:
     client_id: str
     client_host: str
     group_instance_id: str | None = None
+    support_skipping_assignment: bool = False
 
 
 @dataclass(slots=True)
@@ -123,11 +124,13 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
     def join_group(self, group_id: str, member_id: str, session_timeout_ms: int, rebalance_timeout_ms: int,
                    protocol_type: str, protocols: list[tuple[str, bytes]], group_instance_id: str | None = None,
                    require_known_member_id: bool = False, client_id: str = "client",
-                   client_host: str = "/127.0.0.1", request_key: Hashable | None = None) -> ResponseFuture:
+                   client_host: str = "/127.0.0.1", request_key: Hashable | None = None,
+                   support_skipping_assignment: bool = False) -> ResponseFuture:
+        """``support_skipping_assignment``: the request is JoinGroup v9+ (KIP-814, 3.2)."""
         future = self._future(request_key, "JoinGroup")
         req = JoinRequest(member_id, session_timeout_ms, rebalance_timeout_ms, protocol_type,
                           tuple((str(n), bytes(m)) for n, m in protocols), require_known_member_id,
-                          client_id, client_host, group_instance_id)
+                          client_id, client_host, group_instance_id, support_skipping_assignment)
         with self._guard(future):
             error = self._precheck(group_id, "JoinGroup")
             if error is None and self.static_join_unsupported(group_instance_id):

@@ -47,7 +47,8 @@ def _rejoin_state(rejoin: StaticRejoin | None) -> tuple[Any, ...] | None:
     if rejoin is None:
         return None
     return (rejoin.group_instance_id, rejoin.old_member_id, rejoin.new_member_id, rejoin.old_protocols,
-            rejoin.old_rebalance_timeout_ms, rejoin.old_session_timeout_ms, rejoin.leader_id, rejoin.future_key)
+            rejoin.old_rebalance_timeout_ms, rejoin.old_session_timeout_ms, rejoin.leader_id, rejoin.future_key,
+            rejoin.skip_assignment)
 
 
 def _op_state(op: DelayedOperation) -> tuple[Any, ...]:

@@ -32,6 +32,7 @@ class StaticRejoin:
     old_session_timeout_ms: int
     leader_id: str | None            # the leader before the replacement: the answer names it
     future_key: Hashable             # the JoinGroup the answer goes to
+    skip_assignment: bool = False    # KIP-814: the client can skip the assignment and the release lets it
 
 
 class StaticMembershipMixin(CoordinatorBase):
@@ -73,7 +74,8 @@ class StaticMembershipMixin(CoordinatorBase):
         leader_id = group.leader_id
         member = group.get(old_member_id)
         rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,
-                              member.rebalance_timeout_ms, member.session_timeout_ms, leader_id, future.key)
+                              member.rebalance_timeout_ms, member.session_timeout_ms, leader_id, future.key,
+                              rules.skip_assignment and req.support_skipping_assignment)
         self._replace_static_member(group, instance_id, old_member_id, new_member_id)
         # the old id's heartbeat op completes or expires harmlessly: that id is gone
         self.complete_and_schedule_next_expiration(group, member)
@@ -105,8 +107,14 @@ class StaticMembershipMixin(CoordinatorBase):
 
     def _static_rejoin_result(self, group: GroupMetadata, rejoin: StaticRejoin) -> JoinGroupResult:
         """The current generation, with the *old* leader id and no member list (the new id is unknown
-        to the others, so the leader must not reassign now)."""
+        to the others, so the leader must not reassign now) — or, for a KIP-814 client, the real leader,
+        the member list if it is the leader, and skip_assignment."""
         protocol_type = group.protocol_type if self.profile.join_response_has_protocol_type else None
+        if rejoin.skip_assignment:
+            is_leader = group.is_leader(rejoin.new_member_id)
+            return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
+                                   group.leader_id or "", rejoin.new_member_id,
+                                   group.current_member_metadata() if is_leader else (), True)
         return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
                                rejoin.leader_id or "", rejoin.new_member_id, ())
 

@@ -270,6 +270,25 @@ def test_restart_in_stable_with_a_protocol_change(release: str) -> None:
     check_i4(g.c)
 
 
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_static_leader_that_can_skip_the_assignment_learns_it_is_the_leader(release: str) -> None:
+    g = stable(release)
+    a, b, gen = g.ids["i-a"], g.ids["i-b"], g.gen
+    r = g.c.join_group(G, "", S_MS, R_MS, "consumer", PROTOS, group_instance_id="i-a",
+                       support_skipping_assignment=True).result
+    new_a = r.member_id
+    assert g.view.state is ST and g.view.leader_id == new_a
+    if release == "3.9":
+        # [3.2+, KIP-814] the real leader id, the full member list (it is the leader), skipAssignment = true
+        assert (r.error, r.generation_id, r.leader_id, r.skip_assignment) == (Errors.NONE, gen, new_a, True)
+        assert r.members == ((new_a, "i-a", b"r1"), (b, "i-b", b"r1"))
+    else:
+        # before 3.2: the old leader id and no member list, whatever the client supports
+        assert (r.error, r.generation_id, r.leader_id, r.members, r.skip_assignment) == (Errors.NONE, gen, a, (),
+                                                                                          False)
+    check_i4(g.c)
+
+
 @pytest.mark.parametrize("release", ["2.7.0", "3.9"])
 def test_a_failed_store_of_the_replacement_reverts_it(release: str) -> None:
     g = stable(release, append_mode="deferred")

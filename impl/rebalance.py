@@ -67,7 +67,8 @@ class RebalanceMixin(CoordinatorBase):
         if self.is_known_static_instance(group, req.group_instance_id):
             self.static_member_rejoin(group, req, new_member_id, future)   # J5a step 4: a restart
         elif self.profile.pending_members and req.require_known_member_id and req.group_instance_id is None:
-            # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance
+            # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance. Only a dynamic
+            # member goes pending (KafkaApis: requireKnownMemberId = v4+ and no instance id; 3.x tests the id)
             group.pending_members.add(new_member_id)
             self.add_pending_member_expiration(group, new_member_id, req.session_timeout_ms)
             future.complete(self.join_error(new_member_id, Errors.MEMBER_ID_REQUIRED))

@@ -339,6 +339,33 @@ def test_join_phase_retries_when_only_static_members_that_did_not_rejoin_remain(
     check_i4(g.c)
 
 
+# -- removal by the coordinator takes the instance mapping with it (SPEC.md §1.5 I4) -------------------------------
+def test_a_static_member_that_never_syncs_is_removed_with_its_mapping_by_the_delayed_sync() -> None:
+    g = completing()
+    a, b, gen = g.ids["i-a"], g.ids["i-b"], g.gen
+    g.c.sync_group(G, gen, a, {a: b"x", b: b"y"}, group_instance_id="i-a")   # → Stable; b never syncs
+    assert g.view.state is ST
+    advance_past(g.c, min(op_deadlines(g.c, "DelayedSync")))
+    # §4.8: expiry removes every member still owing a SyncGroup — static ones lose their mapping too — then PR
+    assert set(g.view.members) == {a} and g.view.static_members == (("i-a", a),) and g.view.state is PR
+    f = join(g.c, "", "i-b")                      # i-b is unknown now: a new member is added (§3.1 J5a step 6)
+    assert not f.done and len(g.view.members) == 2 and dict(g.view.static_members)["i-b"] != b
+    check_i4(g.c)
+
+
+def test_a_silent_static_member_expires_with_its_mapping() -> None:
+    g = stable()
+    a, b, gen = g.ids["i-a"], g.ids["i-b"], g.gen
+    for _ in range(3):                            # a heartbeats every 10 s, b is silent
+        g.c.advance(10_000)
+        assert g.c.heartbeat(G, a, gen, "i-a").result.error is Errors.NONE
+    advance_past(g.c, g.c.now_ms + 1_000)
+    # §4.6: a member that is neither awaiting join nor sync and did not heartbeat within its session is removed
+    # (removeMemberAndUpdateGroup, which also drops the static mapping) and the Stable group rebalances
+    assert set(g.view.members) == {a} and g.view.static_members == (("i-a", a),) and g.view.state is PR
+    check_i4(g.c)
+
+
 # -- LeaveGroup by instance id (SPEC.md §3.4) ------------------------------------------------------------
 @pytest.mark.parametrize("release", RELEASES)
 def test_leave_by_instance_id_in_a_batch(release: str) -> None:

@@ -359,6 +359,7 @@ def test_a_silent_static_member_expires_with_its_mapping() -> None:
     for _ in range(3):                            # a heartbeats every 10 s, b is silent
         g.c.advance(10_000)
         assert g.c.heartbeat(G, a, gen, "i-a").result.error is Errors.NONE
+    assert b in g.view.members                    # its session has not run out yet
     advance_past(g.c, g.c.now_ms + 1_000)
     # §4.6: a member that is neither awaiting join nor sync and did not heartbeat within its session is removed
     # (removeMemberAndUpdateGroup, which also drops the static mapping) and the Stable group rebalances

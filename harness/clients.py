@@ -70,6 +70,11 @@ class Client(ABC):
     def initial_state(self) -> str:
         return UNJOINED
 
+    @classmethod
+    def instance_id(cls, index: int) -> str | None:
+        """The group.instance.id client ``index`` of this kind sends (None: a dynamic member)."""
+        return None
+
     def _reset_all(self, state: str, now_ms: int) -> None:
         self.state = state
         self.member_id = UNKNOWN_MEMBER_ID
@@ -304,6 +309,22 @@ class JavaConsumer(Client):
         self.state = state
 
 
+class StaticConsumer(JavaConsumer):
+    """A Java consumer with a group.instance.id (KIP-345, SPEC.md §7): it never sends LeaveGroup (static
+    members rely on the session timeout), and a Restart after a Crash rejoins with the same instance id and
+    member id "" — the coordinator replaces its member id and fences the old one. Not in any default scope."""
+
+    __slots__ = ()
+    kind = "static"
+
+    @classmethod
+    def instance_id(cls, index: int) -> str | None:
+        return f"i{index}"
+
+    def _may_leave(self) -> bool:
+        return False
+
+
 #: Adversarial request variants, by Action.arg (only those that differ for an API are offered):
 #:   0 its own current member id and generation
 #:   1 member id "" and generation -1
@@ -364,6 +385,19 @@ class AdversarialClient(Client):
             self.assignment = resp.assignment
 
 
+class StaticAdversary(AdversarialClient):
+    """An adversarial client that forges a static identity: it sends client 0's instance id ("i0") with
+    whatever member id it holds, so its "" joins replace client 0's member id and its requests with a stale
+    id are fenced. Not in any default scope."""
+
+    __slots__ = ()
+    kind = "static-adversarial"
+
+    @classmethod
+    def instance_id(cls, index: int) -> str | None:
+        return "i0"
+
+
 class ExternalClient(Client):
     """A real client's connection (``kgc serve``): nothing here models it. What it sends enters the
     world as ``Receive`` actions and its answers leave through the world's outbox (harness.external)."""
@@ -388,4 +422,5 @@ class ExternalClient(Client):
 
 
 CLIENT_KINDS: dict[str, type[Client]] = {"java": JavaConsumer, "adversarial": AdversarialClient,
-                                         "external": ExternalClient}
+                                         "external": ExternalClient, "static": StaticConsumer,
+                                         "static-adversarial": StaticAdversary}

@@ -56,7 +56,7 @@ class Before:
     action: Action | None = None          # the action the capture was taken for (None: states only)
     protocol_type: str | None = None      # the group's recorded protocol type
     #: a real client's request the model has no action for — a batch LeaveGroup of several identities, or
-    #: static membership (outside this reference): its states are still checked, its outputs are not
+    #: static membership (the abstract model has no instance ids): its states are still checked, its outputs are not
     unlabelled: bool = False
 
 

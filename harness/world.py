@@ -148,7 +148,7 @@ class World:
                 index=i, client_id=f"c{i}", session_timeout_ms=session, rebalance_timeout_ms=rebalance,
                 heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", f"c{i}".encode()),),
                 version=version, timed=scope.timed, commits=scope.commits, leaves=scope.leaves,
-                rejoins=scope.rejoins))
+                rejoins=scope.rejoins, group_instance_id=CLIENT_KINDS[self.kinds[i]].instance_id(i)))
         return tuple(configs)
 
     @property

@@ -7,18 +7,19 @@ coordinator's fields and, as abstract methods, the calls that cross from one hal
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Hashable
 
 from core.events import StepEvent
 from core.types import Errors
 from impl.group import GroupMetadata, MemberMetadata
 from impl.profiles import Profile
 from impl.purgatory import DelayedOperationPurgatory, MockTimer
-from impl.results import CoordinatorConfig, JoinGroupResult
+from impl.results import CoordinatorConfig, JoinGroupResult, ResponseFuture
 
 if TYPE_CHECKING:
-    from impl.coordinator import PendingAppend
+    from impl.coordinator import JoinRequest, PendingAppend
     from impl.delayed import DelayedHeartbeat, InitialDelayedJoin
+    from impl.static_members import StaticRejoin
 
 
 class CoordinatorBase(ABC):
@@ -53,9 +54,18 @@ class CoordinatorBase(ABC):
     def join_error(self, member_id: str, error: Errors) -> JoinGroupResult:
         return JoinGroupResult(error, self.profile.join_error_generation, None, None, "", member_id)
 
-    # -- log appends (coordinator.py) -------------------------------------------------------------
+    # -- requests and log appends (coordinator.py) ------------------------------------------------
     @abstractmethod
-    def _append(self, group: GroupMetadata, kind: str, assignment: dict[str, bytes]) -> None:
+    def _future(self, request_key: Hashable | None, api: str) -> ResponseFuture:
+        """A response future for the request ``request_key`` (a fresh key if None)."""
+
+    @abstractmethod
+    def _leave_member(self, group: GroupMetadata, member_id: str) -> Errors:
+        """LeaveGroup of one member id (or pending id) that passed the identity checks."""
+
+    @abstractmethod
+    def _append(self, group: GroupMetadata, kind: str, assignment: dict[str, bytes],
+                rejoin: "StaticRejoin | None" = None) -> None:
         """Append a group record; its completion runs the store callback (sync or deferred)."""
 
     @abstractmethod
@@ -78,6 +88,21 @@ class CoordinatorBase(ABC):
     @abstractmethod
     def remove_pending_member_and_update_group(self, group: GroupMetadata, member_id: str) -> None:
         """Drop a pending member id and re-check the join phase."""
+
+    # -- static membership (static_members.py) ----------------------------------------------------
+    @abstractmethod
+    def current_member_error(self, group: GroupMetadata, member_id: str,
+                             group_instance_id: str | None) -> Errors | None:
+        """FENCED_INSTANCE_ID / UNKNOWN_MEMBER_ID if (member id, instance id) is not a current member."""
+
+    @abstractmethod
+    def is_known_static_instance(self, group: GroupMetadata, group_instance_id: str | None) -> bool:
+        """The instance id maps to a member of the group."""
+
+    @abstractmethod
+    def static_member_rejoin(self, group: GroupMetadata, req: "JoinRequest", new_member_id: str,
+                             future: ResponseFuture) -> None:
+        """A known static instance joined with an unknown member id: replace its id."""
 
     # -- liveness and the sync phase (liveness.py) --------------------------------------------------
     @abstractmethod

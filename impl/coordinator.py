@@ -14,6 +14,7 @@ from impl.liveness import STORE_ERRORS, LivenessMixin
 from impl.profiles import Profile, get_profile
 from impl.purgatory import DelayedOperationPurgatory, MockTimer
 from impl.rebalance import RebalanceMixin
+from impl.static_members import StaticMembershipMixin, StaticRejoin
 from impl.results import (AppendView, CommitResult, CoordinatorConfig, DelayedOpView, GroupView,
                           HeartbeatResult, JoinGroupResult, LeaveGroupResult, MemberView, ResponseFuture,
                           SyncGroupResult, TimerView)
@@ -32,6 +33,8 @@ class JoinRequest:
     require_known_member_id: bool
     client_id: str
     client_host: str
+    group_instance_id: str | None = None
+    support_skipping_assignment: bool = False
 
 
 @dataclass(slots=True)
@@ -41,12 +44,13 @@ class PendingAppend:
     seq: int
     group: GroupMetadata
     generation_id: int
-    kind: str                            # "assignment" | "empty"
+    kind: str                            # "assignment" | "empty" | "static" (a static id replacement)
     assignment: dict[str, bytes]
     record: tuple[Any, ...]              # what becomes durable if the append succeeds
+    rejoin: StaticRejoin | None = None   # kind "static": what its callback answers or reverts
 
 
-class GroupCoordinator(RebalanceMixin, LivenessMixin):
+class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
     """Kafka's classic GroupCoordinator for one broker, on a mock clock, one request at a time."""
 
     #: the group class (a seam: seeded mutants may subclass it; snapshots restore through it)
@@ -120,15 +124,17 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
     def join_group(self, group_id: str, member_id: str, session_timeout_ms: int, rebalance_timeout_ms: int,
                    protocol_type: str, protocols: list[tuple[str, bytes]], group_instance_id: str | None = None,
                    require_known_member_id: bool = False, client_id: str = "client",
-                   client_host: str = "/127.0.0.1", request_key: Hashable | None = None) -> ResponseFuture:
+                   client_host: str = "/127.0.0.1", request_key: Hashable | None = None,
+                   support_skipping_assignment: bool = False) -> ResponseFuture:
+        """``support_skipping_assignment``: the request is JoinGroup v9+ (KIP-814, 3.2)."""
         future = self._future(request_key, "JoinGroup")
         req = JoinRequest(member_id, session_timeout_ms, rebalance_timeout_ms, protocol_type,
                           tuple((str(n), bytes(m)) for n, m in protocols), require_known_member_id,
-                          client_id, client_host)
+                          client_id, client_host, group_instance_id, support_skipping_assignment)
         with self._guard(future):
             error = self._precheck(group_id, "JoinGroup")
-            if error is None and group_instance_id is not None:
-                error = Errors.UNSUPPORTED_VERSION   # static membership is outside this reference (dynamic only)
+            if error is None and self.static_join_unsupported(group_instance_id):
+                error = Errors.UNSUPPORTED_VERSION   # no KIP-345 in this release
             if error is None and not (self.config.group_min_session_timeout_ms <= session_timeout_ms
                                       <= self.config.group_max_session_timeout_ms):
                 error = Errors.INVALID_SESSION_TIMEOUT
@@ -160,7 +166,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
                 future.complete(SyncGroupResult(error or Errors.UNKNOWN_MEMBER_ID))
             else:
                 self.do_sync_group(group, generation_id, member_id, dict(assignments or {}), protocol_type,
-                                   protocol_name, future)
+                                   protocol_name, future, group_instance_id)
         return future
 
     def heartbeat(self, group_id: str, member_id: str, generation_id: int, group_instance_id: str | None = None,
@@ -173,18 +179,20 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
             elif error is None:
                 group = self.groups.get(group_id)
                 error = Errors.UNKNOWN_MEMBER_ID if group is None else self._do_heartbeat(
-                    group, member_id, generation_id)
+                    group, member_id, generation_id, group_instance_id)
             future.complete(HeartbeatResult(error))
         return future
 
-    def _do_heartbeat(self, group: GroupMetadata, member_id: str, generation_id: int) -> Errors:
+    def _do_heartbeat(self, group: GroupMetadata, member_id: str, generation_id: int,
+                      group_instance_id: str | None = None) -> Errors:
         p = self.profile
         if group.is_(D):
             return p.dead_group_error
         if p.heartbeat_state_check_first and not group.is_(S):
             return p.heartbeat_answers[group.state][0]   # 0.9–2.2 switched on state first (SPEC.md §3.3)
-        if not group.has(member_id):
-            return Errors.UNKNOWN_MEMBER_ID
+        member_error = self.current_member_error(group, member_id, group_instance_id)   # fenced, then unknown
+        if member_error is not None:
+            return member_error
         if generation_id != group.generation_id:
             return Errors.ILLEGAL_GENERATION
         error, resets = p.heartbeat_answers[group.state]
@@ -208,7 +216,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
             elif group.is_(D):
                 future.complete(LeaveGroupResult(self.profile.dead_group_error))
             else:
-                per = tuple((m, i, self._leave_member(group, m)) for m, i in identities)
+                per = tuple((m, i, self.leave_identity(group, m, i)) for m, i in identities)
                 top = Errors.NONE if self.profile.batch_leave or not per else per[0][2]
                 future.complete(LeaveGroupResult(top, per))
         return future
@@ -245,20 +253,24 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
                 elif self.profile.commit_creates_group:
                     self._new_group(group_id, None)   # a "simple" group that only stores offsets
             elif error is None and group is not None:
-                error = self._do_commit(group, member_id, generation_id)
+                error = self._do_commit(group, member_id, generation_id, group_instance_id)
             future.complete(CommitResult(error or Errors.NONE))
         return future
 
-    def _do_commit(self, group: GroupMetadata, member_id: str, generation_id: int) -> Errors | None:
+    def _do_commit(self, group: GroupMetadata, member_id: str, generation_id: int,
+                   group_instance_id: str | None = None) -> Errors | None:
         p = self.profile
         if group.is_(D):
             return p.dead_group_error
         if p.commit_state_check_first and group.is_(CR):
             return Errors.REBALANCE_IN_PROGRESS   # 0.9–2.3 checked the state before member/generation
+        if p.static_membership is not None and group.is_static_member_fenced(member_id, group_instance_id):
+            return Errors.FENCED_INSTANCE_ID      # SPEC.md §3.5: fencing comes before the Empty-group shortcut
         if not p.commit_state_check_first and generation_id < 0 and group.is_(E):
             return None   # the group only uses Kafka to store offsets (SPEC.md §3.5, before the member check)
-        if not group.has(member_id):
-            return Errors.UNKNOWN_MEMBER_ID   # so generation -1 to a non-empty group is refused too
+        member_error = self.current_member_error(group, member_id, group_instance_id)
+        if member_error is not None:
+            return member_error   # so generation -1 to a non-empty group is refused too
         if generation_id != group.generation_id:
             return Errors.ILLEGAL_GENERATION
         if group.is_(CR):
@@ -268,12 +280,14 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         return None
 
     # -- log appends -------------------------------------------------------------------------------
-    def _append(self, group: GroupMetadata, kind: str, assignment: dict[str, bytes]) -> None:
+    def _append(self, group: GroupMetadata, kind: str, assignment: dict[str, bytes],
+                rejoin: StaticRejoin | None = None) -> None:
+        # the group record carries each member's group.instance.id, so a load restores the static map (§3.7)
         members = tuple((m.member_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
-                         m.protocol_type, m.protocols, assignment.get(m.member_id, b""))
+                         m.protocol_type, m.protocols, assignment.get(m.member_id, b""), m.group_instance_id)
                         for m in group.all_members())
         record = (group.generation_id, group.protocol_type, group.protocol_name, group.leader_id, members)
-        pending = PendingAppend(self._seq(), group, group.generation_id, kind, assignment, record)
+        pending = PendingAppend(self._seq(), group, group.generation_id, kind, assignment, record, rejoin)
         if self.config.append_mode == "sync":
             self._finish_append(pending, Errors.NONE)
         else:
@@ -285,6 +299,8 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         if pending.kind == "assignment":
             self.on_store_group(pending.group, pending.generation_id, pending.assignment,
                                 STORE_ERRORS.get(error, error))
+        elif pending.kind == "static" and pending.rejoin is not None:
+            self.on_store_static_member(pending.group, pending.rejoin, STORE_ERRORS.get(error, error))
         # "empty": a failed write of the empty-group record is only logged (SPEC.md §4.4)
 
     def complete_append(self, error: Errors | None = None) -> None:
@@ -366,8 +382,8 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         generation_id, protocol_type, protocol_name, leader_id, members = record
         group = self._new_group(group_id, protocol_type)
         group.protocol_type, group.protocol_name, group.generation_id = protocol_type, protocol_name, generation_id
-        for (mid, client_id, host, session, rebalance, ptype, protocols, assignment) in members:
-            member = MemberMetadata(mid, client_id, host, session, rebalance, ptype, protocols)
+        for (mid, client_id, host, session, rebalance, ptype, protocols, assignment, instance_id) in members:
+            member = MemberMetadata(mid, client_id, host, session, rebalance, ptype, protocols, instance_id)
             member.assignment = assignment
             group.add(member, None)
         group.leader_id = leader_id if members else None
@@ -390,7 +406,8 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin):
         return GroupView(group.group_id, group.state, group.generation_id, group.leader_id, group.protocol_type,
                          group.protocol_name, members, frozenset(group.pending_members),
                          frozenset(group.pending_sync_members), group.num_members_awaiting_join,
-                         tuple(sorted(group.supported_protocols.items())), group.new_member_added)
+                         tuple(sorted(group.supported_protocols.items())), group.new_member_added,
+                         tuple(sorted(group.static_members.items())))
 
     def delayed_operations(self) -> list[DelayedOpView]:
         """Every uncompleted operation watched in either purgatory, by key then seq."""

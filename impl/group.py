@@ -69,7 +69,7 @@ class GroupMetadata:
     __slots__ = ("group_id", "profile", "state", "state_timestamp_ms", "protocol_type", "protocol_name",
                  "generation_id", "leader_id", "members", "pending_members", "pending_sync_members",
                  "num_members_awaiting_join", "supported_protocols", "new_member_added", "incarnation",
-                 "history")
+                 "history", "static_members")
 
     def __init__(self, group_id: str, profile: Profile, incarnation: int, now_ms: int = 0,
                  protocol_type: str | None = None) -> None:
@@ -89,6 +89,7 @@ class GroupMetadata:
         self.new_member_added = False
         self.incarnation = incarnation        # distinguishes a reloaded group object from a stale one
         self.history: list[tuple[str, str, str]] | None = None   # (group, from, to) log, when observed
+        self.static_members: dict[str, str] = {}   # staticMembers: group.instance.id → member id (KIP-345, §1.4)
 
     # -- state machine (SPEC.md §1.2) ------------------------------------------------------
     def is_(self, state: GroupState) -> bool:
@@ -141,6 +142,8 @@ class GroupMetadata:
         if callback is not None:
             self.num_members_awaiting_join += 1
         self.pending_members.discard(member.member_id)
+        if member.group_instance_id is not None:
+            self.static_members[member.group_instance_id] = member.member_id
 
     def remove(self, member_id: str) -> None:
         member = self.members.pop(member_id, None)
@@ -151,6 +154,9 @@ class GroupMetadata:
                     del self.supported_protocols[name]
             if member.awaiting_join is not None:
                 self.num_members_awaiting_join -= 1
+            instance = member.group_instance_id
+            if instance is not None and self.static_members.get(instance) == member_id:
+                del self.static_members[instance]
         if self.is_leader(member_id):
             # Kafka: members.keys.headOption — "any remaining member"; kgc: the smallest id
             self.leader_id = min(self.members) if self.members else None
@@ -158,8 +164,10 @@ class GroupMetadata:
         self.pending_sync_members.discard(member_id)
 
     def update_member(self, member: MemberMetadata, protocols: tuple[tuple[str, bytes], ...],
-                      rebalance_timeout_ms: int, session_timeout_ms: int, callback: ResponseFuture) -> None:
-        """Replace protocols and park the callback; an earlier parked callback is overwritten unanswered."""
+                      rebalance_timeout_ms: int, session_timeout_ms: int, callback: ResponseFuture | None) -> None:
+        """Replace protocols and park the callback; an earlier parked callback is overwritten unanswered.
+
+        A None callback (the revert of a static rejoin whose store failed, SPEC.md §3.1 J5a step 4) clears it."""
         for name in member.protocol_names:
             self.supported_protocols[name] -= 1
             if not self.supported_protocols[name]:
@@ -170,8 +178,10 @@ class GroupMetadata:
         if self.profile.update_timeouts_on_rejoin:
             member.rebalance_timeout_ms = rebalance_timeout_ms
             member.session_timeout_ms = session_timeout_ms
-        if member.awaiting_join is None:
+        if member.awaiting_join is None and callback is not None:
             self.num_members_awaiting_join += 1
+        elif member.awaiting_join is not None and callback is None:
+            self.num_members_awaiting_join -= 1
         member.awaiting_join = callback
 
     def invoke_join_callback(self, member: MemberMetadata, result: object) -> bool:
@@ -192,6 +202,38 @@ class GroupMetadata:
         member.awaiting_sync = None
         future.complete(result)
         return True
+
+    # -- static members (KIP-345, SPEC.md §1.4, §3.1 J5a step 4) ------------------------------------
+    def static_member_id(self, group_instance_id: str | None) -> str | None:
+        return None if group_instance_id is None else self.static_members.get(group_instance_id)
+
+    def is_static_member_fenced(self, member_id: str, group_instance_id: str | None) -> bool:
+        """The instance id is known and maps to another member id."""
+        owner = self.static_member_id(group_instance_id)
+        return owner is not None and owner != member_id
+
+    def replace_static_member(self, group_instance_id: str, old_member_id: str, new_member_id: str,
+                              fenced_join: object, fenced_sync: object) -> MemberMetadata:
+        """replaceGroupInstance / replaceStaticMember: the same member object is re-keyed to the new id.
+
+        A JoinGroup or SyncGroup the old incarnation still has parked is answered ``fenced_*``; the
+        leader id and the static map follow the new id (and so does a pending sync, so that
+        pendingSyncMembers stays a set of current member ids).
+        """
+        member = self.members.pop(old_member_id, None)
+        if member is None:
+            raise IllegalStateError(f"cannot replace non-existing member id {old_member_id}")
+        self.invoke_join_callback(member, fenced_join)
+        self.invoke_sync_callback(member, fenced_sync)
+        member.member_id = new_member_id
+        self.members[new_member_id] = member
+        if self.is_leader(old_member_id):
+            self.leader_id = new_member_id
+        self.static_members[group_instance_id] = new_member_id
+        if old_member_id in self.pending_sync_members:
+            self.pending_sync_members.discard(old_member_id)
+            self.pending_sync_members.add(new_member_id)
+        return member
 
     # -- derived predicates (SPEC.md §1.4) ----------------------------------------------------
     def not_yet_rejoined_members(self) -> list[MemberMetadata]:

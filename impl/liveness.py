@@ -113,8 +113,8 @@ class LivenessMixin(CoordinatorBase):
     # -- SyncGroup -------------------------------------------------------------------------------
     def do_sync_group(self, group: GroupMetadata, generation_id: int, member_id: str,
                       assignments: dict[str, bytes], protocol_type: str | None, protocol_name: str | None,
-                      future: ResponseFuture) -> None:
-        error = self._validate_sync(group, generation_id, member_id, protocol_type, protocol_name)
+                      future: ResponseFuture, group_instance_id: str | None = None) -> None:
+        error = self._validate_sync(group, generation_id, member_id, protocol_type, protocol_name, group_instance_id)
         if error is not None:
             future.complete(SyncGroupResult(error))
         elif group.is_(E):
@@ -132,12 +132,14 @@ class LivenessMixin(CoordinatorBase):
             raise IllegalStateError(f"reached unexpected condition for Dead group {group.group_id}")
 
     def _validate_sync(self, group: GroupMetadata, generation_id: int, member_id: str,
-                       protocol_type: str | None, protocol_name: str | None) -> Errors | None:
+                       protocol_type: str | None, protocol_name: str | None,
+                       group_instance_id: str | None = None) -> Errors | None:
         p = self.profile
         if p.dead_check_first and group.is_(D):
             return p.dead_group_error
-        if not group.has(member_id):
-            return Errors.UNKNOWN_MEMBER_ID
+        member_error = self.current_member_error(group, member_id, group_instance_id)   # fenced, then unknown
+        if member_error is not None:
+            return member_error
         if generation_id != group.generation_id:
             return Errors.ILLEGAL_GENERATION
         if group.is_(D):

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from core.types import Errors, GroupState
+from impl.static import STATIC_3_9, StaticRules
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -106,6 +107,9 @@ class Profile:
     commit_creates_group: bool
     #: display names of the states in this release (AwaitingSync until 1.0, KAFKA-5565)
     state_names: Mapping[GroupState, str] = field(default_factory=dict)
+    #: static membership (KIP-345, 2.3.0+) and its per-release rules; None: a JoinGroup carrying
+    #: group.instance.id is answered UNSUPPORTED_VERSION (impl/static.py)
+    static_membership: StaticRules | None = None
 
     def state_name(self, state: GroupState) -> str:
         return self.state_names.get(state, state.value)
@@ -143,7 +147,7 @@ PROFILE_3_9 = Profile(
     delayed_sync=True, update_timeouts_on_rejoin=True, sync_park_reschedules_heartbeat=False,
     remove_answers_parked_join=True, complete_removed_heartbeats=True, batch_leave=True,
     not_coordinator_before_loading=False, sync_checks_loading=True, commit_state_check_first=False,
-    commit_creates_group=True,
+    commit_creates_group=True, static_membership=STATIC_3_9,
 )
 
 PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in (PROFILE_0_10_0, PROFILE_3_9)})

@@ -8,7 +8,7 @@ from core.events import GenerationStarted, GroupEmptied, MemberAdded, MemberNotR
 from core.types import Errors, GroupState
 from impl.base import CoordinatorBase
 from impl.delayed import DelayedJoin, InitialDelayedJoin, join_key, member_key
-from impl.group import GroupMetadata, MemberMetadata
+from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
 from impl.results import JoinGroupResult, ResponseFuture
 
 if TYPE_CHECKING:
@@ -37,9 +37,12 @@ class RebalanceMixin(CoordinatorBase):
         elif req.member_id == "":
             self._do_new_member_join(group, req, future)
         elif p.pending_members and group.is_pending_member(req.member_id):
+            if req.group_instance_id is not None and p.static_membership is not None:
+                raise IllegalStateError(f"unexpected JoinGroup with group instance id {req.group_instance_id} "
+                                        f"for pending member {req.member_id}")   # a pending id is never static
             self.add_member_and_rebalance(group, req.member_id, req, future)
-        elif not group.has(req.member_id):
-            future.complete(self.join_error(req.member_id, Errors.UNKNOWN_MEMBER_ID))
+        elif (member_error := self.current_member_error(group, req.member_id, req.group_instance_id)) is not None:
+            future.complete(self.join_error(req.member_id, member_error))   # J5b 4–5: fenced, unknown
         elif group.is_(D):
             future.complete(self.join_error(req.member_id, p.dead_group_error))
         else:
@@ -59,9 +62,13 @@ class RebalanceMixin(CoordinatorBase):
 
     def _do_new_member_join(self, group: GroupMetadata, req: "JoinRequest",
                             future: ResponseFuture) -> None:
-        new_member_id = self._generate_member_id(req.client_id)
-        if self.profile.pending_members and req.require_known_member_id:
-            # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance
+        # Kafka: clientId-UUID, or groupInstanceId-UUID for a static member (SPEC.md §2)
+        new_member_id = self._generate_member_id(req.group_instance_id or req.client_id)
+        if self.is_known_static_instance(group, req.group_instance_id):
+            self.static_member_rejoin(group, req, new_member_id, future)   # J5a step 4: a restart
+        elif self.profile.pending_members and req.require_known_member_id and req.group_instance_id is None:
+            # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance. Only a dynamic
+            # member goes pending (KafkaApis: requireKnownMemberId = v4+ and no instance id; 3.x tests the id)
             group.pending_members.add(new_member_id)
             self.add_pending_member_expiration(group, new_member_id, req.session_timeout_ms)
             future.complete(self.join_error(new_member_id, Errors.MEMBER_ID_REQUIRED))
@@ -94,7 +101,7 @@ class RebalanceMixin(CoordinatorBase):
                                  req: "JoinRequest", future: ResponseFuture) -> None:
         p = self.profile
         member = MemberMetadata(member_id, req.client_id, req.client_host, req.session_timeout_ms,
-                                req.rebalance_timeout_ms, req.protocol_type, req.protocols)
+                                req.rebalance_timeout_ms, req.protocol_type, req.protocols, req.group_instance_id)
         if p.new_member_join_timeout:
             member.is_new = True
         if p.initial_rebalance_delay and group.is_(PR) and group.generation_id == 0:
@@ -177,7 +184,7 @@ class RebalanceMixin(CoordinatorBase):
         if group.is_(D):
             return
         if group.members and not group.maybe_elect_new_joined_leader():
-            # only static members can be absent here; kgc models dynamic membership, kept for fidelity
+            # only static members that did not rejoin are left: wait another rebalance timeout for them
             self.join_purgatory.try_complete_else_watch(
                 self.join_class(self, group, group.rebalance_timeout_ms(), self._seq()), [join_key(group.group_id)])
             return
@@ -197,8 +204,11 @@ class RebalanceMixin(CoordinatorBase):
             self.schedule_pending_sync(group)
 
     def _remove_not_rejoined(self, group: GroupMetadata) -> None:
-        """Members that did not rejoin are removed before any join response is sent (seed 000)."""
+        """Members that did not rejoin are removed before any join response is sent (seed 000) — except
+        static members (2.3+, SPEC.md §4.4 step 1): they keep their id and get no response."""
         for failed in group.not_yet_rejoined_members():
+            if failed.group_instance_id is not None:
+                continue
             self._event(MemberNotRejoined, failed.member_id)
             group.remove(failed.member_id)
             if self.profile.complete_removed_heartbeats:   # KAFKA-7196 (2.1.0)

@@ -49,6 +49,7 @@ class JoinGroupResult:
     leader_id: str
     member_id: str
     members: tuple[Member, ...] = ()   # (member_id, group_instance_id, metadata); the leader's response only
+    skip_assignment: bool = False      # [3.2+, KIP-814] a static leader rejoining a Stable group: do not assign
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,6 +131,7 @@ class GroupView:
     num_members_awaiting_join: int = 0
     supported_protocols: tuple[tuple[str, int], ...] = ()
     new_member_added: bool = False
+    static_members: tuple[tuple[str, str], ...] = ()   # staticMembers: (group.instance.id, member id), sorted
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,11 +16,13 @@ from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync, InitialDela
 from impl.group import GroupMetadata, MemberMetadata
 from impl.purgatory import DelayedOperation
 from impl.results import CoordinatorConfig, ResponseFuture
+from impl.static_members import StaticRejoin
 
 if TYPE_CHECKING:
     from impl.coordinator import GroupCoordinator
 
 _STATES = {s.value: s for s in GroupState}
+_REKEYED = "rekeyed:"
 
 
 def _future_key(future: ResponseFuture | None) -> Any:
@@ -37,7 +39,16 @@ def _group_state(g: GroupMetadata) -> tuple[Any, ...]:
     return (g.incarnation, g.group_id, g.state.value, g.state_timestamp_ms, g.protocol_type, g.protocol_name,
             g.generation_id, g.leader_id, tuple(_member_state(g.members[k]) for k in sorted(g.members)),
             tuple(sorted(g.pending_members)), tuple(sorted(g.pending_sync_members)),
-            g.num_members_awaiting_join, tuple(sorted(g.supported_protocols.items())), g.new_member_added)
+            g.num_members_awaiting_join, tuple(sorted(g.supported_protocols.items())), g.new_member_added,
+            tuple(sorted(g.static_members.items())))
+
+
+def _rejoin_state(rejoin: StaticRejoin | None) -> tuple[Any, ...] | None:
+    if rejoin is None:
+        return None
+    return (rejoin.group_instance_id, rejoin.old_member_id, rejoin.new_member_id, rejoin.old_protocols,
+            rejoin.old_rebalance_timeout_ms, rejoin.old_session_timeout_ms, rejoin.leader_id, rejoin.future_key,
+            rejoin.skip_assignment)
 
 
 def _op_state(op: DelayedOperation) -> tuple[Any, ...]:
@@ -53,6 +64,8 @@ def _op_state(op: DelayedOperation) -> tuple[Any, ...]:
         ref: Any = None
     elif op.group.members.get(op.member_id) is op.member:
         ref = "live"
+    elif op.group.members.get(op.member.member_id) is op.member:
+        ref = _REKEYED + op.member.member_id   # a static member re-keyed since the op was armed (KIP-345)
     else:
         ref = _member_state(op.member)   # a removed member the op still holds
     return head + (op.group.incarnation, op.member_id, op.heartbeat_deadline_ms, op.is_pending, ref)
@@ -72,8 +85,8 @@ def coordinator_to_state(c: "GroupCoordinator") -> tuple[Any, ...]:
         tuple(_group_state(detached[i]) for i in sorted(detached)),
         tuple(sorted(c.log.items())), tuple(sorted(c.unloaded)), tuple(sorted(c.loading)),
         tuple(_op_state(op) for op in ops), tuple(w for w in watchers if w[1]),
-        tuple((a.seq, a.group.incarnation, a.generation_id, a.kind, tuple(sorted(a.assignment.items())), a.record)
-              for a in c.appends),
+        tuple((a.seq, a.group.incarnation, a.generation_id, a.kind, tuple(sorted(a.assignment.items())), a.record,
+               _rejoin_state(a.rejoin)) for a in c.appends),
     )
 
 
@@ -90,13 +103,14 @@ def _member_from(s: tuple[Any, ...], outbox: list[Any]) -> MemberMetadata:
 
 def _group_from(c: "GroupCoordinator", s: tuple[Any, ...]) -> GroupMetadata:
     (inc, gid, state, ts, ptype, pname, gen, leader, members, pending, pending_sync, awaiting, supported,
-     new_added) = s
+     new_added, static_members) = s
     g = c.group_class(gid, c.profile, inc, ts, ptype)
     g.state, g.protocol_name, g.generation_id, g.leader_id = _STATES[state], pname, gen, leader
     g.members = {m[0]: _member_from(m, c._outbox) for m in members}
     g.pending_members, g.pending_sync_members = set(pending), set(pending_sync)
     g.num_members_awaiting_join, g.supported_protocols = awaiting, dict(supported)
     g.new_member_added = new_added
+    g.static_members = dict(static_members)
     return g
 
 
@@ -112,7 +126,14 @@ def _op_from(c: "GroupCoordinator", s: tuple[Any, ...], groups: dict[int, GroupM
         op = DelayedSync(c, group, s[5], delay, seq)
     else:
         member_id, hb_deadline, pending, ref = s[5:9]
-        member = None if ref is None else group.members[member_id] if ref == "live" else _member_from(ref, c._outbox)
+        if ref is None:
+            member = None
+        elif ref == "live":
+            member = group.members[member_id]
+        elif isinstance(ref, str) and ref.startswith(_REKEYED):
+            member = group.members[ref[len(_REKEYED):]]
+        else:
+            member = _member_from(ref, c._outbox)
         op = DelayedHeartbeat(c, group, member, member_id, hb_deadline, delay, seq, pending)
     op.deadline_ms = deadline
     op._timer = c.timer
@@ -140,6 +161,7 @@ def coordinator_from_state(cls: type["GroupCoordinator"], state: tuple[Any, ...]
         purgatory = c.heartbeat_purgatory if key.startswith("member:") else c.join_purgatory
         purgatory.watchers[key] = [by_seq[q] for q in seqs]
     from impl.coordinator import PendingAppend
-    c.appends = [PendingAppend(seq, by_inc[inc], gen, kind, dict(assignment), record)
-                 for seq, inc, gen, kind, assignment, record in appends]
+    c.appends = [PendingAppend(seq, by_inc[inc], gen, kind, dict(assignment), record,
+                               None if rejoin is None else StaticRejoin(*rejoin))
+                 for seq, inc, gen, kind, assignment, record, rejoin in appends]
     return c

@@ -199,8 +199,9 @@ def _is_new_never_cleared(mp: pytest.MonkeyPatch) -> None:
 def _heartbeat_in_preparing_answers_none(mp: pytest.MonkeyPatch) -> None:
     original = GroupCoordinator._do_heartbeat
 
-    def heartbeat(self: GroupCoordinator, group: GroupMetadata, member_id: str, generation_id: int) -> Errors:
-        error = original(self, group, member_id, generation_id)
+    def heartbeat(self: GroupCoordinator, group: GroupMetadata, member_id: str, generation_id: int,
+                  group_instance_id: str | None = None) -> Errors:
+        error = original(self, group, member_id, generation_id, group_instance_id)
         return Errors.NONE if group.is_(GroupState.PREPARING_REBALANCE) and error is Errors.REBALANCE_IN_PROGRESS \
             else error
     mp.setattr(GroupCoordinator, "_do_heartbeat", heartbeat)

@@ -1,9 +1,9 @@
 """JoinGroup, cell by cell of SPEC.md §3.1 / §3.8 / §3.9, for the 0.10.0 and 3.9 profiles.
 
-Dynamic membership only; a JoinGroup carrying group_instance_id is answered UNSUPPORTED_VERSION
-(static membership is outside the reference). SyncGroup is in test_requests_by_state_sync.py,
-Heartbeat/LeaveGroup/OffsetCommit in test_requests_by_state_members.py, timers and load/unload in
-test_requests_by_state_timers.py.
+Dynamic membership only; static membership (group_instance_id, KIP-345) is in
+test_static_membership.py — 0.10.0 has none and answers UNSUPPORTED_VERSION. SyncGroup is in
+test_requests_by_state_sync.py, Heartbeat/LeaveGroup/OffsetCommit in test_requests_by_state_members.py,
+timers and load/unload in test_requests_by_state_timers.py.
 A Dead group is never reachable by a request here: unload_group drops it from the cache (later
 requests get NOT_COORDINATOR, §3.0 check 4) and an emptied E0 group is removed when it dies, so
 the "group Dead" row of §3.8 is exercised only through stale callbacks (see the sync and timers files).
@@ -329,9 +329,9 @@ def test_loading_and_not_coordinator_check_order(profile: str) -> None:
     assert join(c, "").result.error is expected
 
 
-@pytest.mark.parametrize("profile", PROFILES)
+@pytest.mark.parametrize("profile", ["0.10.0"])
 def test_join_with_group_instance_id_is_unsupported(profile: str) -> None:
-    # static membership is out of scope: the reference answers UNSUPPORTED_VERSION and changes nothing
+    # no KIP-345 before 2.3 (SPEC.md §0 E3; §3.1: KafkaApis refuses an instance id with UNSUPPORTED_VERSION)
     scene = stable(profile)
     r = join(scene.c, "", group_instance_id="instance-1").result
     assert r.error is Errors.UNSUPPORTED_VERSION

@@ -102,11 +102,12 @@ class LeaderNotReelected(GroupCoordinator):
 class SyncAcceptedInPreparing(GroupCoordinator):
     def do_sync_group(self, group: GroupMetadata, generation_id: int, member_id: str,
                       assignments: dict[str, bytes], protocol_type: str | None, protocol_name: str | None,
-                      future: ResponseFuture) -> None:
+                      future: ResponseFuture, group_instance_id: str | None = None) -> None:
         if group.is_(PR) and group.has(member_id) and generation_id == group.generation_id:
             group.get(member_id).awaiting_sync = future
             return
-        super().do_sync_group(group, generation_id, member_id, assignments, protocol_type, protocol_name, future)
+        super().do_sync_group(group, generation_id, member_id, assignments, protocol_type, protocol_name, future,
+                              group_instance_id)
 
 
 class _MinTimeoutGroup(GroupMetadata):
@@ -187,11 +188,12 @@ class PrepareKeepsParkedSyncs(GroupCoordinator):
         mistake="OffsetCommit in CompletingRebalance is stored and resets the heartbeat instead of answering "
                 "REBALANCE_IN_PROGRESS")
 class CommitAcceptedInCompleting(GroupCoordinator):
-    def _do_commit(self, group: GroupMetadata, member_id: str, generation_id: int) -> Errors | None:
+    def _do_commit(self, group: GroupMetadata, member_id: str, generation_id: int,
+                   group_instance_id: str | None = None) -> Errors | None:
         if group.is_(CR) and group.has(member_id) and generation_id == group.generation_id:
             self.complete_and_schedule_next_expiration(group, group.get(member_id))
             return None
-        return super()._do_commit(group, member_id, generation_id)
+        return super()._do_commit(group, member_id, generation_id, group_instance_id)
 
 
 @mutant("unload-keeps-parked-joins", catches="parked-join-only-in-preparing-rebalance",

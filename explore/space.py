@@ -71,10 +71,10 @@ from harness.refinement import model_edge
 from harness.scope import Scope
 from harness.world import World, client_kinds
 from model.state import FREE, AbstractAction, State
-from properties.catalog import Monitor, Property, for_profile
+from properties.catalog import Monitor, Property
 from properties.check import check_world_step, initial_violations
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
-from properties.findings import excused_after_illegal_state
+from properties.findings import concrete_properties, excused_after_illegal_state
 from properties.observation import Observation, observe, observe_after, observe_again
 from properties.reads import unchanged_by_equal_calls, unchanged_by_quiet_steps
 from explore.verdicts import Entry, Verdicts
@@ -203,7 +203,7 @@ class Expander:
         self.world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
         self.world.step_digests = False    # a node is fingerprinted anyway; the per-step digest would snapshot twice
         self.world.reuse_coordinator = True   # siblings share the parent's coordinator until a step calls into it
-        props: Sequence[Property] = for_profile(spec.profile, level="concrete")
+        props: Sequence[Property] = concrete_properties(spec.profile)
         self.checked = tuple(p for p in props if p.kind != "sometimes")
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in props if p.kind == "eventually_within"}

@@ -11,9 +11,12 @@ from rich.console import Console
 from rich.table import Table
 
 from explore.coverage import NOT_REACHED, CoverageReport
+from harness.excuses import unexcused
 from impl.mutants import all_mutants, get_mutant
 from impl.profiles import PROFILES, get_profile
+from kgc.findings_cmd import Reproduction, reproduce_all
 from kgc.gate import GateResult, PhaseResult, run_gate
+from properties.findings import FINDINGS
 from kgc.reporting import violation_report, write_reports
 from reports.formats import RunSummary, junit_xml, run_json
 from reports.terminal import print_violation
@@ -41,11 +44,19 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--seed", type=int, default=0, help="seed of the walks (default 0)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"report directory (default {DEFAULT_OUT})")
     p.add_argument("--list-mutants", action="store_true", help="list the seeded mutants and exit")
+    p.add_argument("--unexcuse", action="append", default=[], metavar="FINDING",
+                   help="search as if documented finding FINDING (properties/findings.py) were undocumented, to "
+                        "find its counterexample afresh (then: kgc findings record); repeatable")
 
 
 def _profiles(args: argparse.Namespace) -> list[str]:
     if args.budget <= 0:
         raise CheckUsageError(f"--budget must be positive, got {args.budget:g}.")
+    known = {f.name for f in FINDINGS if f.gated}
+    for name in getattr(args, "unexcuse", []):
+        if name not in known:
+            raise CheckUsageError(f"--unexcuse {name}: not a documented finding the gate checks; the gate checks "
+                                  f"{', '.join(sorted(known))}.")
     wanted = [get_profile(args.profile).name] if args.profile else sorted(PROFILES)
     if args.mutant is None:
         return wanted
@@ -96,7 +107,16 @@ def _uncovered_rows(cov: CoverageReport) -> list[dict[str, str]]:
     return [{"before": b, "action": a, "after": t, "reason": r} for b, a, t, r in cov.uncovered]
 
 
-def _write(result: GateResult, out: Path, console: Console) -> None:
+def print_findings(reproductions: list[Reproduction], console: Console) -> None:
+    for r in reproductions:
+        if r.reproduced:
+            console.print(f"finding {r.finding} reproduced on {r.profile}: {r.detail} — {r.report}", markup=False)
+        else:
+            console.print(f"[red]stale finding[/red] {r.finding} on {r.profile}: {r.detail}; the gate fails until "
+                          f"properties/findings.py and its record agree with the reference again.")
+
+
+def _write(result: GateResult, out: Path, console: Console, findings: list[Reproduction] | None = None) -> None:
     name = result.profile + (f"-{result.mutant}" if result.mutant else "")
     directory = out / name
     directory.mkdir(parents=True, exist_ok=True)
@@ -121,6 +141,9 @@ def _write(result: GateResult, out: Path, console: Console) -> None:
                          coverage=cov.to_json() if cov is not None else {},
                          notes=tuple(notes))
     obj = json.loads(run_json(summary, with_timings=False))
+    if findings is not None:
+        obj["findings"] = [{"finding": r.finding, "reproduced": r.reproduced, "detail": r.detail,
+                            "report": str(r.report) if r.report else None} for r in findings]
     if cov is not None:
         obj["uncovered_edges"] = _uncovered_rows(cov)
     (directory / "run.json").write_text(json.dumps(obj, sort_keys=True, indent=1) + "\n", encoding="utf-8")
@@ -155,8 +178,17 @@ def run(args: argparse.Namespace, console: Console, prove: Callable[[str], Phase
         with console.status(f"kgc check {profile}: starting", spinner="dots") as status:
             def progress(phase: str, profile: str = profile) -> None:
                 status.update(f"kgc check {profile}: {phase}")
-            result = run_gate(profile, args.mutant, budget, args.seed, progress, prove)
+            with unexcused(args.unexcuse):
+                result = run_gate(profile, args.mutant, budget, args.seed, progress, prove)
+            # the reference must still show every documented finding of the profile (a mutant run is about
+            # the mutant; a run that searches for a finding afresh does not replay its old record)
+            findings = None
+            if args.mutant is None:
+                status.update(f"kgc check {profile}: documented findings")
+                findings = [r for r in reproduce_all(profile) if r.finding not in args.unexcuse]
         console.print(_summary(result))
-        _write(result, args.out, console)
-        failed |= not result.passed
+        if findings:
+            print_findings(findings, console)
+        _write(result, args.out, console, findings)
+        failed |= not result.passed or any(not r.reproduced for r in findings or ())
     return 1 if failed else 0

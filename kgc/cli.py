@@ -14,7 +14,7 @@ from core.types import GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
-from kgc import check_cmd, explore_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
+from kgc import check_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
 from impl.profiles import PROFILES, UnknownProfileError, get_profile
 from reports.terminal import format_ms, print_trace
 
@@ -48,6 +48,7 @@ def _parser() -> argparse.ArgumentParser:
     graph_cmd.add_parser(sub)
     properties_cmd.add_parser(sub)
     check_cmd.add_parser(sub)
+    findings_cmd.add_parser(sub)
     prove_cmd.add_parser(sub)
     explore_cmd.add_parser(sub)
     serve_cmd.add_parser(sub)
@@ -154,6 +155,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return properties_cmd.run(args, console)
         if args.command == "check":
             return check_cmd.run(args, console)
+        if args.command == "findings":
+            return findings_cmd.run(args, console)
         if args.command == "prove":
             return prove_cmd.run(args, console)
         if args.command == "explore":
@@ -163,7 +166,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
-            check_cmd.CheckUsageError, prove_cmd.ProveUsageError,
+            check_cmd.CheckUsageError, findings_cmd.FindingsUsageError, prove_cmd.ProveUsageError,
             explore_cmd.ExploreUsageError, serve_cmd.ServeUsageError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")
         return 2

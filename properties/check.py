@@ -21,7 +21,8 @@ from typing import Mapping, Sequence
 from core.actions import Action
 from core.trace import Step, Violation
 from harness.world import World
-from properties.catalog import Monitor, Property, for_profile, message
+from properties.catalog import Monitor, Property, message
+from properties.findings import concrete_properties
 from properties.checker_side import unobservable
 from properties.observation import Observation, observe, observe_after
 
@@ -75,7 +76,7 @@ class Checker:
         if not world.record:
             raise ValueError("Checker needs a World created with record=True (properties read the step's events).")
         self.world = world
-        self.props = tuple(props) if props is not None else for_profile(world.profile.name, level="concrete")
+        self.props = tuple(props) if props is not None else concrete_properties(world.profile.name)
         self.checked = tuple(p for p in self.props if p.kind != "sometimes")
         self.witnesses = tuple(p for p in self.props if p.kind == "sometimes")
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in self.props if p.kind == "eventually_within"}

@@ -10,9 +10,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Sequence
 
+from pathlib import Path
+
 from core.events import IllegalState
 from core.trace import Step, Violation
+from harness.excuses import excused
 from model.releases import everywhere, profiles_where, unless, when
+from properties.catalog import CATALOG, Property, for_profile
+
+#: where each gate-enforced finding keeps, per profile, the counterexample the tool found for it (with its
+#: reports and generated regression test): reports/findings/<name>/<profile>/
+RECORDS = Path(__file__).resolve().parent.parent / "reports" / "findings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,6 +30,14 @@ class Finding:
     properties: tuple[str, ...]     # catalog properties (or seed rules) it breaks
     summary: str                    # what happens, in a few sentences
     shown_by: str                   # the test that reproduces it
+    #: the first release where it no longer occurs (SPEC.md), None if the last Scala coordinator still has it
+    fixed_in: str | None = None
+    #: False for a finding about a seed rule rather than a catalog property: its test shows it, the gate cannot
+    gated: bool = True
+
+    def record(self, profile: str) -> Path:
+        """The directory of this finding's recorded counterexample on ``profile``."""
+        return RECORDS / self.name / profile
 
 
 FINDINGS: tuple[Finding, ...] = (
@@ -31,7 +47,7 @@ FINDINGS: tuple[Finding, ...] = (
         "≤ 2.4 keeps a member iff latestHeartbeat + session > deadline (strict). Two reschedules in the same "
         "millisecond give two ops with the same deadline; the second's checkAndComplete cannot complete the first, "
         "so both stay live and both expire (the second one re-runs onMemberFailure on a removed member: KAFKA-7196).",
-        "test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_millisecond"),
+        "test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_millisecond", fixed_in="2.5.0"),
     Finding(
         "fresh-heartbeat-completed-at-birth", profiles_where(everywhere),
         ("seed 004: 第二步一定不会完成新创建的延迟心跳",),
@@ -39,7 +55,7 @@ FINDINGS: tuple[Finding, ...] = (
         "without a parked request: awaiting ⇒ keep, so the new op completes at once (0.10.0: a follower's parked "
         "SyncGroup reschedules after setting the callback; 3.9: a heartbeat in CompletingRebalance from a member "
         "whose SyncGroup is parked). The catalog states the rule with that qualification.",
-        "test_raw_seed_rule_fails_for_members_with_a_parked_request"),
+        "test_raw_seed_rule_fails_for_members_with_a_parked_request", gated=False),
     Finding(
         "dead-to-dead-on-an-unloaded-group", profiles_where(unless("empty-state")),   # the 0.9 §1.2 table
         ("no-illegal-state-error", "each-request-is-answered-at-most-once", "parked-response-is-not-yet-answered",
@@ -50,7 +66,8 @@ FINDINGS: tuple[Finding, ...] = (
         "onCompleteJoin removes everyone and asserts Dead → Dead (IllegalStateException). Inside a request the "
         "exception aborts it half-way: the JoinGroup is answered UNKNOWN_SERVER_ERROR while the member it added stays "
         "parked on that answered request (later answered again), and the join re-check of the new group is skipped.",
-        "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice"),
+        "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice",
+        fixed_in="0.10.1"),
     Finding(
         "stale-join-completes-reloaded-heartbeats", profiles_where(when("removal-completes-heartbeat")),
         ("refines-the-abstract-model",),
@@ -74,11 +91,37 @@ AFTER_ILLEGAL_STATE: frozenset[tuple[str, str]] = frozenset(
 
 def excused_after_illegal_state(profile: str) -> frozenset[str]:
     """The properties whose violations on ``profile`` are explained once an IllegalStateError happened."""
-    return _EXCUSED if profile in _ILLEGAL_STATE.profiles else frozenset()
+    return _EXCUSED if profile in _ILLEGAL_STATE.profiles and excused(_ILLEGAL_STATE.name) else frozenset()
 
 
 def undocumented(profile: str, steps: Sequence[Step], violations: Sequence[Violation]) -> list[Violation]:
     """The violations no finding explains: on 0.10.0 some follow an IllegalStateError (see above)."""
+    if not excused(_ILLEGAL_STATE.name):
+        return list(violations)
     first_error = next((st.index for st in steps if any(isinstance(e, IllegalState) for e in st.events)), None)
     return [v for v in violations
             if not ((v.property, profile) in AFTER_ILLEGAL_STATE and first_error is not None and v.step >= first_error)]
+
+
+def get_finding(name: str) -> Finding:
+    try:
+        return next(f for f in FINDINGS if f.name == name)
+    except StopIteration:
+        raise LookupError(f"unknown finding {name!r}; properties/findings.py documents "
+                          f"{', '.join(f.name for f in FINDINGS if f.gated)}.") from None
+
+
+def gated(profile: str) -> tuple[Finding, ...]:
+    """The findings the gate must reproduce on ``profile``, in FINDINGS order."""
+    return tuple(f for f in FINDINGS if f.gated and profile in f.profiles)
+
+
+def concrete_properties(profile: str) -> tuple[Property, ...]:
+    """The concrete properties checked on ``profile``: the catalog's, plus those a finding of this profile
+    breaks while its excuse is switched off (``harness.excuses.unexcused``) — off its ``applies_to``
+    because of that very finding."""
+    props = for_profile(profile, level="concrete")
+    have = {p.name for p in props}
+    extra = [CATALOG[name] for f in FINDINGS if profile in f.profiles and not excused(f.name)
+             for name in f.properties if name in CATALOG and name not in have and CATALOG[name].level == "concrete"]
+    return props + tuple(sorted(set(extra), key=lambda p: p.order))

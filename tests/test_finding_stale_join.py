@@ -3,7 +3,6 @@ phase on 3.9: the trace below is its counterexample, shrunk by kgc (86 steps, pa
 from __future__ import annotations
 
 import dataclasses
-from pathlib import Path
 
 import pytest
 
@@ -13,9 +12,11 @@ from harness.abstraction import abstract
 from harness.replay import world_for
 from impl.delayed import DelayedJoin
 from kgc.runs import REFINES, CheckedRun, actions_of
-from properties.findings import FINDINGS
+from properties.findings import FINDINGS, get_finding
 
-TRACE = Trace.loads((Path(__file__).parent / "data" / "stale-join-completes-reloaded-heartbeats.json").read_text())
+#: the counterexample recorded for the finding (reports/findings/, kgc/findings_cmd.py)
+TRACE = Trace.loads((get_finding("stale-join-completes-reloaded-heartbeats").record("3.9")
+                     / "counterexample.json").read_text())
 
 
 def _replay() -> tuple[CheckedRun, object, object]:

@@ -50,7 +50,7 @@ def test_every_mutant_is_killed_by_the_property_it_names(mutant: str, profile: s
 
 
 def _args(tmp: Path, **kw: object) -> argparse.Namespace:
-    base = dict(profile=None, mutant=None, budget=SMALL * 2, seed=0, out=tmp, list_mutants=False)
+    base = dict(profile=None, mutant=None, budget=SMALL * 2, seed=0, out=tmp, list_mutants=False, unexcuse=[])
     base.update(kw)
     return argparse.Namespace(**base)
 

@@ -52,8 +52,9 @@ PLACED_THIRD_PARTY: dict[str, tuple[str, ...]] = {
 STDLIB_ONLY = ("core", "impl")
 # Directories inside a layer's folder that are not part of its package (no __init__.py, not shipped):
 # reports/examples/ holds a committed example report, its generator script (run from the repo root,
-# like bin/kgc, so it uses the whole stack) and the regression test generated with it.
-NOT_IN_LAYER = ("reports/examples/",)
+# like bin/kgc, so it uses the whole stack) and the regression test generated with it; reports/findings/
+# holds the documented findings' recorded counterexamples and their regression tests (kgc/findings_cmd.py).
+NOT_IN_LAYER = ("reports/examples/", "reports/findings/")
 
 
 def _package_of(rel: Path) -> list[str]:

@@ -240,3 +240,15 @@ def test_delayed_sync_expiry_while_the_leader_store_is_pending() -> None:
     c.complete_appends()
     assert scene.state is PR and scene.gen == gen
     assert scene.view.members[scene.leader].assignment == b""
+
+
+def test_leader_sync_in_stable_returns_its_stored_assignment_without_a_store() -> None:
+    """SPEC.md §3.9 row 'Sync, leader', Stable: 'return stored assignment, reset hb' — the Stable branch of §3.2
+    step 5 answers at once; the leader's new map is not stored again (no log append)."""
+    scene = stable("3.9", cfg={"append_mode": "deferred"})
+    c = scene.c
+    c.advance(1_000)
+    r = c.sync_group(G, scene.gen, scene.leader, {m: b"other" for m in members(c)}).result
+    assert (r.error, r.assignment) == (NONE, assignment_for(scene.leader))
+    assert c.pending_appends() == [] and scene.state is ST
+    assert hb_deadlines(c, scene.leader) == [c.now_ms + S_MS]

@@ -1,7 +1,8 @@
 """Fidelity gaps of profile 3.9 (issue 11 item 6): SPEC.md rules the reference does not follow.
 
-Every test here asserts SPEC.md's text and FAILS on the current reference; impl/ is left unchanged on
-purpose (it is being edited elsewhere). The audit table is bench/results/fidelity-3.9.md.
+Every test here asserts SPEC.md's text and fails on the current reference, so each is a strict xfail: the
+gap is recorded where it can be seen, and the day the reference (or SPEC.md) changes so that a test passes,
+strict mode turns it red and this file must be updated. The audit table is bench/results/fidelity-3.9.md.
 
 Both gaps found are at the same place — a static member restarting into a Stable group while its id
 replacement is being stored (SPEC.md §3.1 J5a step 4, [≥2.6.1] "storeGroup ... and answer from the store
@@ -9,6 +10,8 @@ callback") with the log append deferred — and both are conflicts between that 
 so the fix may belong in SPEC.md (qualifying the invariant) as much as in impl/. See the report.
 """
 from __future__ import annotations
+
+import pytest
 
 from impl import GroupState
 from tests.group_builders import D_MS, G, PR, S_MS, coordinator, hb_deadlines, join
@@ -36,6 +39,9 @@ def static_stable_group_with_a_restart_being_stored():
     return c, gen, leader, new_b, restart
 
 
+@pytest.mark.xfail(strict=True, reason="SPEC.md contradicts itself: §3.1 J5a step 4 [≥2.6.1] answers the restarted "
+                   "static member from the store callback, so its join is parked while the group is Stable; the "
+                   "derived invariant §1.5 I6 needs that exception (the reference follows the specific rule)")
 def test_i6_a_join_callback_is_parked_only_in_preparing_rebalance() -> None:
     """SPEC.md §1.5 I6: 'awaitingJoin ⇒ state = PreparingRebalance (a join callback is only parked in
     PreparingRebalance)'.
@@ -51,6 +57,9 @@ def test_i6_a_join_callback_is_parked_only_in_preparing_rebalance() -> None:
     assert not parked or view.state is PR, f"{parked} await join while the group is {view.state.value}"
 
 
+@pytest.mark.xfail(strict=True, reason="the reference's deferred append never times out (Kafka's does after 5000 ms, "
+                   "below the 6000 ms minimum session), so a heartbeat op that expired while the replacement was "
+                   "stored is not re-armed when the store succeeds: the member has no expiration (§1.5 I9)")
 def test_i9_a_member_answered_by_a_slow_replacement_store_keeps_a_heartbeat_expiration() -> None:
     """SPEC.md §1.5 I9: 'every member that is not awaiting join/sync has a live heartbeat expiration ... that
     will fire within its session timeout of its last liveness event'.

@@ -14,7 +14,7 @@ from explore.coverage import NOT_REACHED, CoverageReport
 from harness.excuses import unexcused
 from impl.mutants import all_mutants, get_mutant
 from impl.profiles import PROFILES, get_profile
-from kgc.findings_cmd import Reproduction, reproduce_all
+from kgc.findings_cmd import Reproduction, rel, reproduce_all
 from kgc.gate import GateResult, PhaseResult, run_gate
 from properties.findings import FINDINGS
 from kgc.reporting import violation_report, write_reports
@@ -110,7 +110,8 @@ def _uncovered_rows(cov: CoverageReport) -> list[dict[str, str]]:
 def print_findings(reproductions: list[Reproduction], console: Console) -> None:
     for r in reproductions:
         if r.reproduced:
-            console.print(f"finding {r.finding} reproduced on {r.profile}: {r.detail} — {r.report}", markup=False)
+            report = rel(r.report) if r.report else "-"
+            console.print(f"finding {r.finding} reproduced on {r.profile}: {r.detail} — {report}", markup=False)
         else:
             console.print(f"[red]stale finding[/red] {r.finding} on {r.profile}: {r.detail}; the gate fails until "
                           f"properties/findings.py and its record agree with the reference again.")

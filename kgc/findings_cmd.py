@@ -48,7 +48,7 @@ def reproduce(finding: Finding, profile: str) -> Reproduction:
     path = where / TRACE
     if not path.is_file():
         return Reproduction(finding.name, profile, False,
-                            f"no counterexample recorded in {_rel(where)} (find one with: kgc check --profile "
+                            f"no counterexample recorded in {rel(where)} (find one with: kgc check --profile "
                             f"{profile} --unexcuse {finding.name}; then kgc findings record)", None)
     try:
         trace = Trace.loads(path.read_text(encoding="utf-8"), source=str(path))
@@ -57,7 +57,7 @@ def reproduce(finding: Finding, profile: str) -> Reproduction:
     prop = trace.violation.property if trace.violation is not None else ""
     if trace.profile != profile or prop not in finding.properties:
         return Reproduction(finding.name, profile, False,
-                            f"{_rel(path)} records {prop or 'no violation'} on profile {trace.profile}, not one of "
+                            f"{rel(path)} records {prop or 'no violation'} on profile {trace.profile}, not one of "
                             f"{', '.join(finding.properties)} on {profile}", None)
     with unexcused([finding.name]):
         run = replay_checked(trace, actions_of(trace), prop)
@@ -96,7 +96,7 @@ def record(name: str, profile: str, source: Path) -> Path:
     except (OSError, ValueError, KeyError):
         shrunk_by = trace.name
     assert trace.violation is not None
-    files = write_reports(violation_report(trace, trace.violation, shrunk_by), Path(_rel(target)))
+    files = write_reports(violation_report(trace, trace.violation, shrunk_by), Path(rel(target)))
     files["test"].unlink()   # asserts the property holds: the wrong way round for a finding (see below)
     (target / regression_test_name(finding, profile)).write_text(
         regression_test(finding, profile, str(prop), len(trace.steps)), encoding="utf-8")
@@ -139,7 +139,7 @@ def test_finding_{_ident(finding.name)}_{_ident(profile)}() -> None:
 '''
 
 
-def _rel(path: Path) -> str:
+def rel(path: Path) -> str:
     try:
         return str(path.relative_to(Path.cwd()))
     except ValueError:
@@ -168,7 +168,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
             target = record(args.name, args.record_profile, args.source)
         except LookupError as exc:
             raise FindingsUsageError(str(exc).strip('"')) from None
-        console.print(f"recorded {args.name} on {args.record_profile}: {_rel(target)}")
+        console.print(f"recorded {args.name} on {args.record_profile}: {rel(target)}")
         return 0
     profiles = [get_profile(args.profile).name] if args.profile else list(PROFILES)
     table = Table("finding", "profile", "breaks", "fixed in", "verdict", header_style="bold")
@@ -180,7 +180,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 continue
             r = reproduce(f, profile)
             stale += not r.reproduced
-            verdict = (f"[green]reproduced[/green]: {r.detail} — {_rel(r.report)}" if r.reproduced and r.report
+            verdict = (f"[green]reproduced[/green]: {r.detail} — {rel(r.report)}" if r.reproduced and r.report
                        else f"[red]not reproduced[/red]: {r.detail}")
             table.add_row(f.name, profile, ", ".join(f.properties), f.fixed_in or "-", verdict)
     console.print(table)

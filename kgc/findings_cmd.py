@@ -23,6 +23,7 @@ from harness.excuses import unexcused
 from impl.profiles import PROFILES, get_profile
 from kgc.reporting import violation_report, write_reports
 from kgc.runs import actions_of, replay_checked
+from model.releases import version
 from properties.findings import FINDINGS, Finding, gated, get_finding
 
 TRACE = "counterexample.json"
@@ -55,7 +56,7 @@ def reproduce(finding: Finding, profile: str) -> Reproduction:
     except TraceFormatError as exc:
         return Reproduction(finding.name, profile, False, f"its recorded trace does not load: {exc}", None)
     prop = trace.violation.property if trace.violation is not None else ""
-    if trace.profile != profile or prop not in finding.properties:
+    if version(trace.profile) != version(profile) or prop not in finding.properties:   # a record of another release
         return Reproduction(finding.name, profile, False,
                             f"{rel(path)} records {prop or 'no violation'} on profile {trace.profile}, not one of "
                             f"{', '.join(finding.properties)} on {profile}", None)

@@ -15,7 +15,7 @@ from pathlib import Path
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.excuses import excused
-from model.releases import everywhere, profiles_where, unless, when
+from model.releases import everywhere, get_fact, profiles_where, unless, when
 from properties.catalog import CATALOG, Property, for_profile
 
 #: where each gate-enforced finding keeps, per profile, the counterexample the tool found for it (with its
@@ -30,10 +30,15 @@ class Finding:
     properties: tuple[str, ...]     # catalog properties (or seed rules) it breaks
     summary: str                    # what happens, in a few sentences
     shown_by: str                   # the test that reproduces it
-    #: the first release where it no longer occurs (SPEC.md), None if the last Scala coordinator still has it
-    fixed_in: str | None = None
+    #: the release fact (model/releases.py) whose arrival ends it, None if the last Scala coordinator still has it
+    fixed_by: str | None = None
     #: False for a finding about a seed rule rather than a catalog property: its test shows it, the gate cannot
     gated: bool = True
+
+    @property
+    def fixed_in(self) -> str | None:
+        """The first release where it no longer occurs."""
+        return get_fact(self.fixed_by).since if self.fixed_by else None
 
     def record(self, profile: str) -> Path:
         """The directory of this finding's recorded counterexample on ``profile``."""
@@ -47,7 +52,8 @@ FINDINGS: tuple[Finding, ...] = (
         "≤ 2.4 keeps a member iff latestHeartbeat + session > deadline (strict). Two reschedules in the same "
         "millisecond give two ops with the same deadline; the second's checkAndComplete cannot complete the first, "
         "so both stay live and both expire (the second one re-runs onMemberFailure on a removed member: KAFKA-7196).",
-        "test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_millisecond", fixed_in="2.5.0"),
+        "test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_millisecond",
+        fixed_by="heartbeat-satisfied-flag"),
     Finding(
         "fresh-heartbeat-completed-at-birth", profiles_where(everywhere),
         ("seed 004: 第二步一定不会完成新创建的延迟心跳",),
@@ -67,7 +73,7 @@ FINDINGS: tuple[Finding, ...] = (
         "exception aborts it half-way: the JoinGroup is answered UNKNOWN_SERVER_ERROR while the member it added stays "
         "parked on that answered request (later answered again), and the join re-check of the new group is skipped.",
         "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice",
-        fixed_in="0.10.1"),
+        fixed_by="empty-state"),
     Finding(
         "stale-join-completes-reloaded-heartbeats", profiles_where(when("removal-completes-heartbeat")),
         ("refines-the-abstract-model",),

@@ -287,6 +287,20 @@ def all_of(*parts: Predicate) -> Predicate:
     return AllOf(parts)
 
 
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    """The predicate 'at least one of ``parts`` holds'."""
+
+    parts: tuple[Predicate, ...]
+
+    def __call__(self, profile: str) -> bool:
+        return any(p(profile) for p in self.parts)
+
+
+def any_of(*parts: Predicate) -> Predicate:
+    return AnyOf(parts)
+
+
 def everywhere(profile: str) -> bool:
     """The predicate that holds on every release."""
     version(profile)

@@ -12,7 +12,7 @@ from typing import Sequence
 
 from core.events import IllegalState
 from core.trace import Step, Violation
-from model.releases import everywhere, profiles_where, unless, when
+from model.releases import all_of, everywhere, profiles_where, unless, when
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +51,16 @@ FINDINGS: tuple[Finding, ...] = (
         "exception aborts it half-way: the JoinGroup is answered UNKNOWN_SERVER_ERROR while the member it added stays "
         "parked on that answered request (later answered again), and the join re-check of the new group is skipped.",
         "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice"),
+    Finding(
+        "no-liveness-op-after-the-join-response",
+        profiles_where(all_of(when("new-member-checked-first"), unless("heartbeat-satisfied-flag"))),
+        ("idle-member-has-a-live-heartbeat-expiration",),
+        "2.4.1 (KAFKA-9232) keeps a new member iff latestHeartbeat + 300000 > deadline, tested before awaiting, and "
+        "onCompleteJoin reschedules with the session timeout before clearing isNew (SPEC.md §2, §4.4 step 5): the "
+        "session op completes at birth, so a member past its join response has no expiration due within its session "
+        "timeout — none at all, or only its 5-minute op when it was added in the join's millisecond — until its next "
+        "heartbeat, sync or commit; one that goes silent stays a member (KAFKA-9752 fixed it in 2.5.0).",
+        "test_2_4_1_member_past_its_join_response_has_no_session_expiration"),
     Finding(
         "stale-join-completes-reloaded-heartbeats", profiles_where(when("removal-completes-heartbeat")),
         ("refines-the-abstract-model",),

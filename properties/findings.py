@@ -54,7 +54,8 @@ FINDINGS: tuple[Finding, ...] = (
     Finding(
         "no-liveness-op-after-the-join-response",
         profiles_where(all_of(when("new-member-checked-first"), unless("heartbeat-satisfied-flag"))),
-        ("idle-member-has-a-live-heartbeat-expiration",),
+        ("idle-member-has-a-live-heartbeat-expiration", "fresh-heartbeat-not-completed-by-its-own-watch",
+         "silent-member-is-removed-within-its-session-timeout"),
         "2.4.1 (KAFKA-9232) keeps a new member iff latestHeartbeat + 300000 > deadline, tested before awaiting, and "
         "onCompleteJoin reschedules with the session timeout before clearing isNew (SPEC.md §2, §4.4 step 5): the "
         "session op completes at birth, so a member past its join response has no expiration due within its session "

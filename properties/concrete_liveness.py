@@ -159,7 +159,10 @@ class SyncPhaseClock:
                          "and by the earliest heartbeat deadline of a member that has not synced on 0.10.0 — unless "
                          "every member has synced and the leader's assignment append is still pending.",
                    source="SPEC.md §4.9 (join and sync phase bounds), §4.8 (DelayedSync), §3.2/§5.2 (the append "
-                          "callback answers parked SyncGroups); seed 004 (协调者处理同步组请求)")
+                          "callback answers parked SyncGroups); seed 004 (协调者处理同步组请求)",
+                   # 2.4.1: a member that has not synced has no session expiration to end the sync phase (finding
+                   # no-liveness-op-after-the-join-response)
+                   applies_to=any_of(unless("new-member-checked-first"), when("heartbeat-satisfied-flag")))
 class ParkedRequestAnswered(Monitor):
     def reset(self) -> None:
         self.join = JoinPhaseClock()

@@ -55,12 +55,13 @@ FINDINGS: tuple[Finding, ...] = (
         "no-liveness-op-after-the-join-response",
         profiles_where(all_of(when("new-member-checked-first"), unless("heartbeat-satisfied-flag"))),
         ("idle-member-has-a-live-heartbeat-expiration", "fresh-heartbeat-not-completed-by-its-own-watch",
-         "silent-member-is-removed-within-its-session-timeout"),
+         "silent-member-is-removed-within-its-session-timeout", "parked-request-is-answered-within-its-phase-bound"),
         "2.4.1 (KAFKA-9232) keeps a new member iff latestHeartbeat + 300000 > deadline, tested before awaiting, and "
         "onCompleteJoin reschedules with the session timeout before clearing isNew (SPEC.md §2, §4.4 step 5): the "
         "session op completes at birth, so a member past its join response has no expiration due within its session "
         "timeout — none at all, or only its 5-minute op when it was added in the join's millisecond — until its next "
-        "heartbeat, sync or commit; one that goes silent stays a member (KAFKA-9752 fixed it in 2.5.0).",
+        "heartbeat, sync or commit; one that goes silent stays a member, and a SyncGroup parked behind a leader that "
+        "never syncs is not bounded by the others' session timeouts (KAFKA-9752 fixed it in 2.5.0).",
         "test_2_4_1_member_past_its_join_response_has_no_session_expiration"),
     Finding(
         "stale-join-completes-reloaded-heartbeats", profiles_where(when("removal-completes-heartbeat")),

@@ -72,6 +72,10 @@ class ClientVersion:
     """Behaviour switches and response tables of one generation of the Java consumer."""
 
     name: str
+    #: the JoinGroup version the consumer sends to a broker of its own release (the highest both support: 0 in
+    #: 0.10.0, 6 in 2.4 (flexible versions), 7 in 2.5–3.1 (KIP-559 protocol type), 9 from 3.2 (KIP-814));
+    #: tests/test_clients.py checks it against wire/versions.py's broker table
+    join_group_version: int
     #: JoinGroup v4+: require_known_member_id (KIP-394, 2.2.0)
     join_group_v4: bool
     #: JoinGroup v1+ carries max.poll.interval.ms as rebalance timeout (KIP-62); v0 sends the session timeout
@@ -107,22 +111,22 @@ def _frozen(table: dict[str, str]) -> Mapping[str, str]:
 
 
 CLIENT_0_10 = ClientVersion(
-    "0.10", join_group_v4=False, join_group_v1=False, heartbeat_states=_STABLE_ONLY,
+    "0.10", join_group_version=0, join_group_v4=False, join_group_v1=False, heartbeat_states=_STABLE_ONLY,
     rip_rejoins_only_when_stable=False, generation_guard=False, reset_aborts_join=False,
     join=_frozen(_JOIN_0_10), sync=_frozen(_SYNC_0_10), heartbeat=_frozen(_HEARTBEAT_0_10),
     commit=_frozen(_COMMIT_0_10))
 CLIENT_2_4 = ClientVersion(
-    "2.4", join_group_v4=True, join_group_v1=True, heartbeat_states=_STABLE_ONLY,
+    "2.4", join_group_version=6, join_group_v4=True, join_group_v1=True, heartbeat_states=_STABLE_ONLY,
     rip_rejoins_only_when_stable=False, generation_guard=False, reset_aborts_join=True,
     join=_frozen(_JOIN_2_4), sync=_frozen(_SYNC_2_4), heartbeat=_frozen(_HEARTBEAT_2_4),
     commit=_frozen(_COMMIT_2_4))
 CLIENT_2_7 = ClientVersion(
-    "2.7", join_group_v4=True, join_group_v1=True, heartbeat_states=_COMPLETING_AND_STABLE,
+    "2.7", join_group_version=7, join_group_v4=True, join_group_v1=True, heartbeat_states=_COMPLETING_AND_STABLE,
     rip_rejoins_only_when_stable=True, generation_guard=True, reset_aborts_join=True,
     join=_frozen(_JOIN_2_7), sync=_frozen(_SYNC_2_4), heartbeat=_frozen(_HEARTBEAT_2_4),
     commit=_frozen(_COMMIT_2_4))
 CLIENT_3_X = ClientVersion(
-    "3.x", join_group_v4=True, join_group_v1=True, heartbeat_states=_COMPLETING_AND_STABLE,
+    "3.x", join_group_version=9, join_group_v4=True, join_group_v1=True, heartbeat_states=_COMPLETING_AND_STABLE,
     rip_rejoins_only_when_stable=True, generation_guard=True, reset_aborts_join=True,
     join=_frozen(_JOIN_2_7), sync=_frozen({**_SYNC_2_4, **_KEEP_ID}),
     heartbeat=_frozen({**_HEARTBEAT_2_4, **_KEEP_ID}), commit=_frozen({**_COMMIT_2_4, **_KEEP_ID}))

@@ -231,7 +231,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
             return Errors.UNKNOWN_MEMBER_ID
         member = group.get(member_id)
         self._event(MemberLeaves, member_id)
-        if self.profile.liveness == "deadline":   # ≤ 2.8: isLeaving lets the heartbeat op complete first
+        if self.profile.missing_member_heartbeat != "complete":   # ≤ 2.4: isLeaving lets the op complete first
             member.is_leaving = True
             self.heartbeat_purgatory.check_and_complete(key)
             self.remove_member_and_update_group(group, member)
@@ -389,7 +389,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
         group.leader_id = leader_id if members else None
         group.state = S if members else E
         with self._guard(None):
-            if self.profile.max_group_size and len(group.members) > self.config.group_max_size:
+            if self.profile.max_group_size != "off" and len(group.members) > self.config.group_max_size:
                 self.prepare_rebalance(group)
             for member in group.all_members():   # a fresh session to find the new coordinator
                 self.complete_and_schedule_next_expiration(group, member)

@@ -41,13 +41,13 @@ class LivenessMixin(CoordinatorBase):
         """
         timeout = member.session_timeout_ms if timeout_ms is None else timeout_ms
         key = member_key(group.group_id, member.member_id)
-        if self.profile.liveness == "deadline":
-            member.latest_heartbeat_ms = self.now_ms
-            self.heartbeat_purgatory.check_and_complete(key)
-        else:
+        if self.profile.liveness == "satisfied":
             member.heartbeat_satisfied = True
             self.heartbeat_purgatory.check_and_complete(key)
             member.heartbeat_satisfied = False
+        else:
+            member.latest_heartbeat_ms = self.now_ms
+            self.heartbeat_purgatory.check_and_complete(key)
         op = DelayedHeartbeat(self, group, member, member.member_id, self.now_ms + timeout, timeout, self._seq())
         self._event(HeartbeatScheduled, member.member_id, op.heartbeat_deadline_ms)
         if self.heartbeat_purgatory.try_complete_else_watch(op, [key]):
@@ -62,37 +62,46 @@ class LivenessMixin(CoordinatorBase):
 
     def should_keep_member_alive(self, member: MemberMetadata, deadline_ms: int) -> bool:
         """The keep-alive predicate of the profile (SPEC.md §2 table)."""
-        if self.profile.liveness == "deadline":
-            return (member.awaiting_join is not None or member.awaiting_sync is not None
-                    or member.latest_heartbeat_ms + member.session_timeout_ms > deadline_ms)
-        if member.is_new:
+        liveness = self.profile.liveness
+        awaiting = member.awaiting_join is not None or member.awaiting_sync is not None
+        if liveness == "deadline":   # ≤ 2.1.0
+            return awaiting or member.latest_heartbeat_ms + member.session_timeout_ms > deadline_ms
+        if member.is_new:   # 2.4.1+ test isNew first (KAFKA-9232), so a parked JoinGroup does not keep it
+            if liveness == "new_member_deadline":
+                return member.latest_heartbeat_ms + self.config.new_member_join_timeout_ms > deadline_ms
             return member.heartbeat_satisfied
-        if member.awaiting_join is not None or member.awaiting_sync is not None:
+        if awaiting:
             return True
+        if liveness == "new_member_deadline":
+            return member.latest_heartbeat_ms + member.session_timeout_ms > deadline_ms
         return member.heartbeat_satisfied
 
     def try_complete_heartbeat(self, op: DelayedHeartbeat,
                                force_complete: Callable[[], bool]) -> bool:
         group = op.group
-        if self.profile.liveness == "deadline":   # ≤ 2.4: the op's own member object, even if removed
+        missing = self.profile.missing_member_heartbeat
+        if missing == "held":   # E0: the op's own member object, even if removed
             assert op.member is not None
             if self.should_keep_member_alive(op.member, op.heartbeat_deadline_ms) or op.member.is_leaving:
                 return force_complete()
             return False
-        if group.is_(D):
+        if missing == "complete" and group.is_(D):   # 2.5.0+ (SPEC.md §4.6)
             return force_complete()
         if op.is_pending:
             # complete once the id became a member, or stopped being pending (its LeaveGroup "completes
             # the op", SPEC.md §4.7; the Scala check tests membership only, leaving the op to expire idly)
             done = group.has(op.member_id) or op.member_id not in group.pending_members
             return force_complete() if done else False
-        if not group.has(op.member_id) or self.should_keep_member_alive(group.get(op.member_id), 0):
+        if not group.has(op.member_id):   # 2.5+: "not found" completes; 2.4: false, the op expires idly
+            return force_complete() if missing == "complete" else False
+        member = group.get(op.member_id)
+        if self.should_keep_member_alive(member, op.heartbeat_deadline_ms) or member.is_leaving:
             return force_complete()
         return False
 
     def on_expire_heartbeat(self, op: DelayedHeartbeat) -> None:
         group = op.group
-        if self.profile.liveness == "deadline":
+        if self.profile.missing_member_heartbeat == "held":
             assert op.member is not None
             if not self.should_keep_member_alive(op.member, op.heartbeat_deadline_ms):
                 # 0.10: onMemberFailure even if the member was already removed (KAFKA-7196)
@@ -106,7 +115,7 @@ class LivenessMixin(CoordinatorBase):
             self.remove_pending_member_and_update_group(group, op.member_id)
         elif group.has(op.member_id):
             member = group.get(op.member_id)
-            if not self.should_keep_member_alive(member, 0):
+            if not self.should_keep_member_alive(member, op.heartbeat_deadline_ms):
                 self._event(MemberExpired, op.member_id)
                 self.remove_member_and_update_group(group, member)
 

@@ -10,7 +10,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from core.types import Errors, GroupState
-from impl.static import STATIC_3_9, StaticRules
+from impl.static import STATIC_2_4_1, STATIC_2_7_0, STATIC_3_9, StaticRules
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -36,7 +36,11 @@ HEARTBEAT_0_9 = MappingProxyType({
     PR: (Errors.REBALANCE_IN_PROGRESS, False), CR: (Errors.REBALANCE_IN_PROGRESS, False),
     S: (Errors.NONE, True),
 })
-HEARTBEAT_2_7 = MappingProxyType({
+HEARTBEAT_2_3 = MappingProxyType({   # 2.3.0–2.6.0 column: CompletingRebalance → RIP, timer not reset
+    E: (Errors.UNKNOWN_MEMBER_ID, False), PR: (Errors.REBALANCE_IN_PROGRESS, True),
+    CR: (Errors.REBALANCE_IN_PROGRESS, False), S: (Errors.NONE, True),
+})
+HEARTBEAT_2_7 = MappingProxyType({   # 2.6.1/2.7.0+ column (KAFKA-10134): CompletingRebalance → NONE, reset
     E: (Errors.UNKNOWN_MEMBER_ID, False), PR: (Errors.REBALANCE_IN_PROGRESS, True),
     CR: (Errors.NONE, True), S: (Errors.NONE, True),
 })
@@ -59,9 +63,19 @@ class Profile:
     emptied_group_state: GroupState
     #: "session": rebalance timeout = max session timeout (E0, seed 000); "rebalance": max rebalance timeout (KIP-62)
     rebalance_timeout_source: str
+    #: the keep-alive predicate, SPEC.md §2 table (and §4.6 for how a reschedule stamps liveness):
     #: "deadline": keep ⇔ awaitingJoin ∨ awaitingSync ∨ latestHeartbeat + session > deadline (≤ 2.1.0);
-    #: "satisfied": hasSatisfiedHeartbeat with the heartbeatSatisfied flag (2.5.0+, KAFKA-9752). SPEC.md §2.
+    #: "new_member_deadline": KAFKA-9232 (2.4.1): isNew → latestHeartbeat + new-member timeout > deadline,
+    #:   elif awaitingJoin ∨ awaitingSync → keep, else latestHeartbeat + session > deadline;
+    #: "satisfied": hasSatisfiedHeartbeat with the heartbeatSatisfied flag (2.5.0+, KAFKA-9752).
+    #: The first two stamp latestHeartbeat and give each op a deadline; the last sets the flag.
     liveness: str
+    #: what a heartbeat op does once its member is no longer in the group (SPEC.md §2 note under the table):
+    #: "held": the op holds the member object, completes by the predicate and its expiry still runs
+    #:   onMemberFailure (E0; KAFKA-7196 is about exactly this); "idle": tryComplete is false and the expiry
+    #:   only logs (2.3.1/2.4.0, after KAFKA-8896); "complete": "not found" counts as complete (2.5.0+).
+    #: Only "complete" also completes every heartbeat op of a Dead group (SPEC.md §4.6, 2.5.0+).
+    missing_member_heartbeat: str
     heartbeat_answers: Mapping[GroupState, tuple[Errors, bool]]
     #: 0.9–2.2 switched on the group state before checking member and generation (SPEC.md §3.3)
     heartbeat_state_check_first: bool
@@ -83,8 +97,10 @@ class Profile:
     new_member_join_timeout: bool
     #: InitialDelayedJoin when a rebalance starts from Empty (KAFKA-4925, 0.11.0)
     initial_rebalance_delay: bool
-    #: group.max.size with the 2.6 acceptJoiningMember rule (KAFKA-9885)
-    max_group_size: bool
+    #: group.max.size (SPEC.md §3.1 J4, §3.7 onGroupLoaded): "off" (before 2.2.0); "over_capacity"
+    #: (2.2–2.5: refuse a known member not awaiting join of an over-capacity group, or an unknown id when
+    #: |members| ≥ max; the refused member is dropped silently); "accept_joining_member" (2.6.0+, KAFKA-9885)
+    max_group_size: str
     #: DelayedSync / pendingSyncMembers (KAFKA-12890, 2.8.1/3.0)
     delayed_sync: bool
     #: a rejoin copies the new session/rebalance timeouts (KAFKA-14009, 3.3.2/3.4.0)
@@ -124,11 +140,12 @@ PROFILE_0_10_0 = Profile(
     name="0.10.0",
     description="Kafka 0.10.0 (era E0), the release the seed documents describe",
     previous_states=PREVIOUS_STATES_0_9, initial_state=S, emptied_group_state=D,
-    rebalance_timeout_source="session", liveness="deadline", heartbeat_answers=HEARTBEAT_0_9,
+    rebalance_timeout_source="session", liveness="deadline", missing_member_heartbeat="held",
+    heartbeat_answers=HEARTBEAT_0_9,
     heartbeat_state_check_first=True, dead_group_error=Errors.UNKNOWN_MEMBER_ID, dead_check_first=False,
     join_response_has_protocol_type=False, join_error_generation=0,
     protocol_type_at_creation=True, protocol_check="intersection", pending_members=False,
-    new_member_join_timeout=False, initial_rebalance_delay=False, max_group_size=False, delayed_sync=False,
+    new_member_join_timeout=False, initial_rebalance_delay=False, max_group_size="off", delayed_sync=False,
     update_timeouts_on_rejoin=False, sync_park_reschedules_heartbeat=True, remove_answers_parked_join=False,
     complete_removed_heartbeats=False, batch_leave=False, not_coordinator_before_loading=True,
     sync_checks_loading=False, commit_state_check_first=True, commit_creates_group=False,
@@ -139,18 +156,73 @@ PROFILE_3_9 = Profile(
     name="3.9",
     description="Kafka 3.9 (era E5), the last Scala classic coordinator",
     previous_states=PREVIOUS_STATES_0_10_1, initial_state=E, emptied_group_state=E,
-    rebalance_timeout_source="rebalance", liveness="satisfied", heartbeat_answers=HEARTBEAT_2_7,
+    rebalance_timeout_source="rebalance", liveness="satisfied", missing_member_heartbeat="complete",
+    heartbeat_answers=HEARTBEAT_2_7,
     heartbeat_state_check_first=False, dead_group_error=Errors.COORDINATOR_NOT_AVAILABLE,
     dead_check_first=True, join_response_has_protocol_type=True, join_error_generation=-1,
     protocol_type_at_creation=False, protocol_check="all_members",
-    pending_members=True, new_member_join_timeout=True, initial_rebalance_delay=True, max_group_size=True,
+    pending_members=True, new_member_join_timeout=True, initial_rebalance_delay=True,
+    max_group_size="accept_joining_member",
     delayed_sync=True, update_timeouts_on_rejoin=True, sync_park_reschedules_heartbeat=False,
     remove_answers_parked_join=True, complete_removed_heartbeats=True, batch_leave=True,
     not_coordinator_before_loading=False, sync_checks_loading=True, commit_state_check_first=False,
     commit_creates_group=True, static_membership=STATIC_3_9,
 )
 
-PROFILES: Mapping[str, Profile] = MappingProxyType({p.name: p for p in (PROFILE_0_10_0, PROFILE_3_9)})
+#: Kafka 2.4.1 (E3). Every switch set from SPEC.md for that release; see the comments for the non-obvious ones.
+PROFILE_2_4_1 = Profile(
+    name="2.4.1",
+    description="Kafka 2.4.1 (era E3): pending members, new-member timeout with the KAFKA-9232 keep-alive predicate",
+    previous_states=PREVIOUS_STATES_0_10_1, initial_state=E, emptied_group_state=E,   # §1.2 0.10.1+ column
+    rebalance_timeout_source="rebalance",                   # §4.9 KIP-62 (0.10.1)
+    liveness="new_member_deadline",                         # §2 table, row "2.4.1 … (KAFKA-9232)"
+    missing_member_heartbeat="idle",                        # §2 note: "2.4.0 returned false … expire harmlessly"
+    heartbeat_answers=HEARTBEAT_2_3,                        # §3.3 column 2.3.0–2.6.0
+    heartbeat_state_check_first=False,                      # §3.3 validation order 2.3.0+
+    dead_group_error=Errors.COORDINATOR_NOT_AVAILABLE,      # §3.0 KAFKA-8386 (2.3.0)
+    dead_check_first=True,                                  # §3.1 J5a.1/J5b.1, §3.2 step 1 (2.3+)
+    join_response_has_protocol_type=False,                  # §3.1 "protocol type from 2.5"; §3.2 step 4 [2.5.0+]
+    join_error_generation=-1,                               # §3.1 NoGeneration (2.2+)
+    protocol_type_at_creation=False, protocol_check="all_members",   # §1.4 first member; §3.6 [2.2.0+]
+    pending_members=True,                                   # §4.7 KIP-394 (2.2.0)
+    new_member_join_timeout=True,                           # §2 isNew, KAFKA-7610 (2.1.1/2.2.0)
+    initial_rebalance_delay=True,                           # §4.5 KAFKA-4925 (0.11.0)
+    max_group_size="over_capacity",                         # §3.1 J4 "2.2–2.5"
+    delayed_sync=False,                                     # §4.8 KAFKA-12890 (2.8.1/3.0)
+    update_timeouts_on_rejoin=False,                        # §2 KAFKA-14009 (3.3.2/3.4.0)
+    sync_park_reschedules_heartbeat=False,                  # §3.2 step 5 (2.4.0 baseline: park only)
+    remove_answers_parked_join=True,                        # §3.4 removeMemberAndUpdateGroup [2.2.0+]
+    complete_removed_heartbeats=True,                       # §4.4 step 1, KAFKA-7196 (2.1.0)
+    batch_leave=True,                                       # §3.4 LeaveGroup v3, KAFKA-8221 (2.4.0)
+    not_coordinator_before_loading=False, sync_checks_loading=True,   # §3.0 (2.0+)
+    commit_state_check_first=False,                         # §3.5 KAFKA-8487 (2.4.0)
+    commit_creates_group=True,                              # §3.5 group absent, generation < 0 → Empty group
+    static_membership=STATIC_2_4_1,                         # KIP-345 (2.3.0), the 2.3–2.4 rules (impl/static.py)
+)
+
+#: Kafka 2.7.0 (E4). Differs from 2.4.1 in liveness, heartbeats in CompletingRebalance, max size, KIP-559.
+PROFILE_2_7_0 = Profile(
+    name="2.7.0",
+    description="Kafka 2.7.0 (era E4): heartbeatSatisfied liveness, heartbeats answered NONE in CompletingRebalance",
+    previous_states=PREVIOUS_STATES_0_10_1, initial_state=E, emptied_group_state=E,
+    rebalance_timeout_source="rebalance",
+    liveness="satisfied",                                   # §2 table, KAFKA-9752 (2.5.0)
+    missing_member_heartbeat="complete",                    # §2 note: 2.5+ "not found" counts as complete
+    heartbeat_answers=HEARTBEAT_2_7,                        # §3.3 column 2.6.1/2.7.0+ (KAFKA-10134)
+    heartbeat_state_check_first=False, dead_group_error=Errors.COORDINATOR_NOT_AVAILABLE, dead_check_first=True,
+    join_response_has_protocol_type=True,                   # §3.1 (2.5), §3.2 step 4 KIP-559 (2.5.0+)
+    join_error_generation=-1, protocol_type_at_creation=False, protocol_check="all_members",
+    pending_members=True, new_member_join_timeout=True, initial_rebalance_delay=True,
+    max_group_size="accept_joining_member",                 # §3.1 J4 2.6.0+ (KAFKA-9885)
+    delayed_sync=False,                                     # §4.8: 2.8.1/3.0 only; §4.9 "2.6.1–2.8.0: none"
+    update_timeouts_on_rejoin=False, sync_park_reschedules_heartbeat=False, remove_answers_parked_join=True,
+    complete_removed_heartbeats=True, batch_leave=True, not_coordinator_before_loading=False,
+    sync_checks_loading=True, commit_state_check_first=False, commit_creates_group=True,
+    static_membership=STATIC_2_7_0,                         # KIP-345 with KAFKA-9801 and KAFKA-10284 (impl/static.py)
+)
+
+PROFILES: Mapping[str, Profile] = MappingProxyType(
+    {p.name: p for p in (PROFILE_0_10_0, PROFILE_2_4_1, PROFILE_2_7_0, PROFILE_3_9)})
 DEFAULT_PROFILE = "3.9"
 
 

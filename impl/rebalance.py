@@ -27,8 +27,8 @@ class RebalanceMixin(CoordinatorBase):
                       future: ResponseFuture) -> None:
         p = self.profile
         names = tuple(name for name, _ in req.protocols)
-        if p.max_group_size and not self._accept_joining_member(group, req.member_id):
-            group.remove(req.member_id)   # 2.6+: also clears a pending entry
+        if p.max_group_size != "off" and not self._accept_joining_member(group, req.member_id):
+            group.remove(req.member_id)   # no callback, no heartbeat cancelled, no rebalance (§3.1 J4)
             future.complete(self.join_error("", Errors.GROUP_MAX_SIZE_REACHED))
         elif p.dead_check_first and group.is_(D):
             future.complete(self.join_error(req.member_id, p.dead_group_error))
@@ -51,8 +51,13 @@ class RebalanceMixin(CoordinatorBase):
             self.join_purgatory.check_and_complete(join_key(group.group_id))
 
     def _accept_joining_member(self, group: GroupMetadata, member_id: str) -> bool:
-        """acceptJoiningMember, the 2.6 rule of group.max.size (KAFKA-9885, SPEC.md §3.1 J4)."""
+        """The group.max.size rule of the profile (SPEC.md §3.1 J4)."""
         limit = self.config.group_max_size
+        if self.profile.max_group_size == "over_capacity":   # 2.2–2.5
+            shed = (len(group.members) > limit and group.has(member_id)
+                    and group.get(member_id).awaiting_join is None)   # oversized: shed members not rejoining
+            return not (shed or (member_id == "" and len(group.members) >= limit))
+        # 2.6.0+ acceptJoiningMember (KAFKA-9885)
         if group.state in (E, D):
             return True
         if group.is_(PR):
@@ -206,13 +211,19 @@ class RebalanceMixin(CoordinatorBase):
     def _remove_not_rejoined(self, group: GroupMetadata) -> None:
         """Members that did not rejoin are removed before any join response is sent (seed 000) — except
         static members (2.3+, SPEC.md §4.4 step 1): they keep their id and get no response."""
+        complete = self.profile.complete_removed_heartbeats   # KAFKA-7196 (2.1.0)
+        leaving_first = self.profile.missing_member_heartbeat != "complete"
         for failed in group.not_yet_rejoined_members():
             if failed.group_instance_id is not None:
                 continue
             self._event(MemberNotRejoined, failed.member_id)
+            key = member_key(group.group_id, failed.member_id)
+            if complete and leaving_first:   # ≤ 2.4: isLeaving completes the op while the member is still there
+                failed.is_leaving = True
+                self.heartbeat_purgatory.check_and_complete(key)
             group.remove(failed.member_id)
-            if self.profile.complete_removed_heartbeats:   # KAFKA-7196 (2.1.0)
-                self.heartbeat_purgatory.check_and_complete(member_key(group.group_id, failed.member_id))
+            if complete and not leaving_first:   # 2.5+: an op whose member is gone completes
+                self.heartbeat_purgatory.check_and_complete(key)
 
     def _reschedule_after_join(self, group: GroupMetadata, member: MemberMetadata) -> None:
         """Every member that gets a join response has its heartbeat rescheduled (seed 000)."""

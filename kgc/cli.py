@@ -2,20 +2,22 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import sys
+from enum import Enum
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from rich.console import Console
 from rich.table import Table
 
 from core.trace import Trace, TraceFormatError
-from core.types import GroupState
+from core.types import Errors, GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
 from kgc import check_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
-from impl.profiles import PROFILES, UnknownProfileError, get_profile
+from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
 from reports.terminal import format_ms, print_trace
 
 VERSION = "0.1.0"
@@ -135,7 +137,31 @@ def _cmd_profiles(console: Console) -> int:
     for p in PROFILES.values():
         table.add_row(p.name, p.description)
     console.print(table)
+    profiles = list(PROFILES.values())
+    switches = Table(header_style="bold", title="behaviour switches (impl/profiles.py)")
+    switches.add_column("switch", no_wrap=True)
+    for p in profiles:
+        switches.add_column(p.name, overflow="fold")
+    for name in (f.name for f in dataclasses.fields(Profile)):
+        if name not in ("name", "description"):
+            switches.add_row(name, *(_switch_text(p, getattr(p, name)) for p in profiles))
+    console.print(switches)
     return 0
+
+
+def _switch_text(profile: Profile, value: object) -> str:
+    """One profile switch as short text: states by this release's names, (error, reset) pairs as 'ERROR+reset'."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, Enum):
+        return value.name if isinstance(value, Errors) else profile.state_name(value)  # type: ignore[arg-type]
+    if isinstance(value, Mapping) and all(isinstance(v, tuple) and len(v) == 2 for v in value.values()):
+        return " ".join(f"{profile.state_name(s)}:{e.name}{'+reset' if r else ''}" for s, (e, r) in value.items())
+    if isinstance(value, Mapping) and value and all(isinstance(v, str) for v in value.values()):   # state_names
+        return ", ".join(f"{s.value}={name}" for s, name in value.items())
+    if isinstance(value, Mapping):   # previous_states: the states this release has
+        return ", ".join(profile.state_name(s) for s in profile.states) if value else "-"
+    return str(value)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -27,7 +27,9 @@ class ModelProfile:
     new_member_timeout: bool       # KAFKA-7610: new members get a liveness op when added
     initial_delay: bool            # InitialDelayedJoin from Empty
     delayed_sync: bool             # KAFKA-12890
-    satisfied_flag: bool           # KAFKA-9752 liveness; False = E0 deadline arithmetic
+    satisfied_flag: bool           # KAFKA-9752 liveness; False = deadline arithmetic (E0, 2.4.1)
+    new_member_first: bool         # KAFKA-9232 (2.4.1+): isNew is tested before awaiting join/sync (SPEC.md §2)
+    removed_op_runs_failure: bool  # E0: an op that outlived its member still runs onMemberFailure at expiry
     heartbeat_resets: frozenset[str]   # group states where a valid Heartbeat reschedules
     commit_resets: frozenset[str]      # group states where a valid OffsetCommit reschedules
     sync_park_reschedules: bool    # E0: a SyncGroup parked in AwaitingSync reschedules the heartbeat
@@ -119,7 +121,8 @@ def model_profile(name: str) -> ModelProfile:
         previous=_modelled(valid_previous_states(name)),
         pending_members=has("pending-members"), new_member_timeout=has("new-member-timeout"),
         initial_delay=has("initial-delayed-join"), delayed_sync=has("delayed-sync"),
-        satisfied_flag=has("heartbeat-satisfied-flag"), heartbeat_resets=heartbeat_resets(name),
+        satisfied_flag=has("heartbeat-satisfied-flag"), new_member_first=has("new-member-checked-first"),
+        removed_op_runs_failure=not has("heartbeat-op-looks-up-member"), heartbeat_resets=heartbeat_resets(name),
         commit_resets=COMMIT_RESETS if has("commit-is-liveness") else frozenset(),
         sync_park_reschedules=not has("parked-sync-keeps-timer"),
         removal_completes_ops=has("removal-completes-heartbeat"), commit_creates_group=empty,

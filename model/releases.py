@@ -52,8 +52,8 @@ class Release:
 #: every release kgc knows, oldest first; ``runnable`` ones have an impl and a model profile
 RELEASES: tuple[Release, ...] = (
     Release("0.10.0", "E0", True, "the release the seed documents describe"),
-    Release("2.4.1", "E3", False, "pending members, new-member timeout with the KAFKA-9232 keep-alive predicate"),
-    Release("2.7.0", "E4", False, "heartbeatSatisfied liveness, heartbeats answered NONE in CompletingRebalance"),
+    Release("2.4.1", "E3", True, "pending members, new-member timeout with the KAFKA-9232 keep-alive predicate"),
+    Release("2.7.0", "E4", True, "heartbeatSatisfied liveness, heartbeats answered NONE in CompletingRebalance"),
     Release("3.9", "E5", True, "the last Scala classic coordinator: DelayedSync, timeouts updated on rejoin"),
 )
 KNOWN: tuple[str, ...] = tuple(r.name for r in RELEASES)
@@ -135,17 +135,51 @@ _FACTS: tuple[Fact, ...] = (
          "removeMemberAndUpdateGroup answers the removed member's parked JoinGroup UNKNOWN_MEMBER_ID (a parked "
          "SyncGroup is never answered there).",
          "SPEC.md §3.4 (removeMemberAndUpdateGroup, 2.2.0+)"),
+    Fact("dead-group-not-available", "2.3.0",
+         "A request that finds the group Dead is answered COORDINATOR_NOT_AVAILABLE, tested before the protocol and "
+         "member checks (before: UNKNOWN_MEMBER_ID).",
+         "SPEC.md §3.0 last paragraph, §3.1 J5a.1/J5b.1, §3.2 step 1, §3.9 last line (KAFKA-8386, 2.3.0)"),
+    Fact("heartbeat-op-looks-up-member", "2.3.1",
+         "A heartbeat op looks its member up by id when checked or expired, so once the member is gone the op "
+         "never removes anything (2.4.0: a check returns false and the expiry only logs); E0's op held the member "
+         "object and its expiry ran onMemberFailure again.",
+         "SPEC.md §2 note under the liveness table (KAFKA-8896, 2.3.1/2.4.0), §4.6 expiry; KAFKA-7196 for E0"),
     Fact("heartbeat-checks-member-first", "2.3.0",
          "Heartbeat checks member and generation before switching on the group state (0.9–2.2: state first).",
          "SPEC.md §3.3 (validation order 2.3.0+)"),
     Fact("commit-checks-member-first", "2.4.0",
          "OffsetCommit checks member and generation before CompletingRebalance (0.9–2.3: state first).",
          "SPEC.md §3.5 (KAFKA-8487, 2.4.0)"),
+    Fact("group-max-size", "2.2.0",
+         "group.max.size bounds the member table: JoinGroup answers GROUP_MAX_SIZE_REACHED (2.2–2.5: an unknown id "
+         "when |members| ≥ max, or a known member not awaiting join of an over-capacity group) and loading an "
+         "over-capacity group rebalances it.",
+         "SPEC.md §3.1 J4, §3.7 onGroupLoaded, §0 broker defaults (2.2.0)"),
+    Fact("batch-leave-group", "2.4.0",
+         "LeaveGroup v3 carries a list of identities, each answered on its own under a top-level error.",
+         "SPEC.md §3.4 (KAFKA-8221, 2.4.0)"),
+    Fact("new-member-checked-first", "2.4.1",
+         "The keep-alive predicate tests isNew before awaiting join/sync: a new member is kept only by its own "
+         "liveness events even while its JoinGroup is parked (2.4.1: latestHeartbeat + 300000 > deadline, so the "
+         "session-timeout op armed at join completion, while the member is still new, completes at birth).",
+         "SPEC.md §2 liveness table rows 2.4.1 (KAFKA-9232) and 2.5.0+, §4.4 step 5 ordering, §4.6"),
     Fact("heartbeat-satisfied-flag", "2.5.0",
          "Liveness is the heartbeatSatisfied flag (hasSatisfiedHeartbeat) instead of the deadline arithmetic "
          "latestHeartbeat + session > deadline, whose strict '>' keeps two ops alive after two reschedules in "
          "one millisecond.",
          "SPEC.md §2 liveness predicates, §4.6 (KAFKA-9752, 2.5.0)"),
+    Fact("missing-member-completes-heartbeat", "2.5.0",
+         "A heartbeat op completes when checked if its member is missing or its group is Dead.",
+         "SPEC.md §2 note under the liveness table ('2.5+: not found counts as complete'), §4.6 (KAFKA-9752)"),
+    Fact("join-response-protocol-type", "2.5.0",
+         "JoinGroup answers carry the protocol type and SyncGroup (v5) refuses a protocol type or name other than "
+         "the group's with INCONSISTENT_GROUP_PROTOCOL.",
+         "SPEC.md §3.1 success response, §3.2 step 4 (KIP-559, 2.5.0)"),
+    Fact("accept-joining-member", "2.6.0",
+         "group.max.size uses acceptJoiningMember: Empty accepts; PreparingRebalance accepts a member already "
+         "awaiting join or while fewer than max await; CompletingRebalance/Stable accept an existing member or "
+         "while |members| < max.",
+         "SPEC.md §3.1 J4 (KAFKA-9885, 2.6.0)"),
     Fact("heartbeat-in-completing-rebalance", "2.6.1",
          "A valid Heartbeat in CompletingRebalance is answered NONE and resets the timer (before: "
          "REBALANCE_IN_PROGRESS, not reset).",
@@ -251,6 +285,20 @@ class AllOf:
 
 def all_of(*parts: Predicate) -> Predicate:
     return AllOf(parts)
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    """The predicate 'at least one of ``parts`` holds'."""
+
+    parts: tuple[Predicate, ...]
+
+    def __call__(self, profile: str) -> bool:
+        return any(p(profile) for p in self.parts)
+
+
+def any_of(*parts: Predicate) -> Predicate:
+    return AnyOf(parts)
 
 
 def everywhere(profile: str) -> bool:

@@ -97,13 +97,29 @@ def reschedule(p: ModelProfile, w: W, i: int, source: str = SESSION) -> Ws:
         if survives:
             w.arm(HEARTBEAT_OP, i, source)
         return [w.set(i, watch=1 if survives else 0)]
-    if awaiting:           # E0: keep-alive holds, so old ops and the new op all complete
+    if p.new_member_first and s.is_new:
+        return _reschedule_new(w, i, source)
+    if awaiting:           # deadline arithmetic: keep-alive holds, so old ops and the new op all complete
         return [w.disarm(HEARTBEAT_OP, i).set(i, watch=0)]
     if not s.watch:
         return [w.arm(HEARTBEAT_OP, i, source).set(i, watch=1)]
     # E0: older ops complete unless this falls in their millisecond (strict '>', SPEC.md §2)
     return [w.copy().disarm(HEARTBEAT_OP, i).arm(HEARTBEAT_OP, i, source).set(i, watch=1),
             w.arm(HEARTBEAT_OP, i, source).set(i, watch=min(s.watch + 1, MANY))]
+
+
+def _reschedule_new(w: W, i: int, source: str) -> Ws:
+    """2.4.1 (KAFKA-9232, SPEC.md §2): a new member is kept ⇔ latestHeartbeat + new-member timeout > deadline.
+
+    Adding it arms the 5-minute op (an earlier op of the slot is its pending-member op, which completes now that
+    the id is a member). A session-delay reschedule while it is still new (a heartbeat or commit in
+    PreparingRebalance, or onCompleteJoin before isNew is cleared, §4.4 step 5) completes the 5-minute op — unless
+    that was armed in this same millisecond — and its own op completes at birth (session < 5 minutes)."""
+    if source == NEW_MEMBER:
+        return [w.disarm(HEARTBEAT_OP, i).arm(HEARTBEAT_OP, i, source).set(i, watch=1)]
+    if not w.slots[i].watch:
+        return [w.disarm(HEARTBEAT_OP, i).set(i, watch=0)]
+    return [w.copy().disarm(HEARTBEAT_OP, i).set(i, watch=0), w]
 
 
 def remove(p: ModelProfile, w: W, i: int, complete_ops: bool) -> Ws:

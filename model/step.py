@@ -142,12 +142,15 @@ def _on_expire(p: ModelProfile, w: W, i: int) -> Ws:
         w.set(i, status=ABSENT)
         return check_join(p, w)
     if slot.status == ABSENT:   # E0: an op that outlived its member still runs onMemberFailure (KAFKA-7196)
-        return _after_removal(p, w)
+        return _after_removal(p, w) if p.removed_op_runs_failure else [w]   # 2.3.1+: it only logs
     awaiting = slot.awaiting_join or slot.awaiting_sync
-    keep = awaiting and not (p.satisfied_flag and slot.is_new)
+    keep = awaiting and not (p.new_member_first and slot.is_new)
     if keep:
         return [w]
-    return each(remove(p, w, i, complete_ops=p.removal_completes_ops), lambda x: _after_removal(p, x))
+    # removeMemberAndUpdateGroup leaves the member's other ops: with the flag there are none (each reschedule
+    # completed them); with deadline arithmetic ops of the same millisecond outlive it and expire idly
+    return each(remove(p, w, i, complete_ops=p.removal_completes_ops and p.satisfied_flag),
+                lambda x: _after_removal(p, x))
 
 
 def _expire_join(p: ModelProfile, w: W) -> Ws:

@@ -16,7 +16,7 @@ from typing import Callable
 
 from model.outputs import LEADER_LIST, NEW, SOURCES, Answer, Outputs
 from model.state import MEMBER, PENDING, AbstractAction, State
-from model.releases import Predicate, everywhere, when
+from model.releases import Predicate, all_of, everywhere, when
 from properties.catalog import always_step, for_profile
 
 Witness = dict[str, object]
@@ -118,7 +118,11 @@ def legal_delay_source(before: State, step: ModelStep, after: State) -> Witness 
                        "isNew after the step.",
                  source="SPEC.md §4.6 (T = 300000 for a new member in addMemberAndRebalance), §4.4 step 5 "
                         "(reschedule with the session timeout, then isNew = false), KAFKA-7610",
-                 applies_to=when("new-member-timeout"))
+                 # with deadline arithmetic (2.1.1–2.4.x) a 5-minute op armed in the same millisecond as the join
+                 # completion is not completed by that reschedule (strict '>', SPEC.md §2) and outlives isNew: a
+                 # pending member whose second JoinGroup completes the join phase at once keeps it (2.4.1 finding,
+                 # properties/findings.py)
+                 applies_to=all_of(when("new-member-timeout"), when("heartbeat-satisfied-flag")))
 def new_member_delay(before: State, step: ModelStep, after: State) -> Witness | None:
     bad = [a.slot for a in step.outputs.arms if a.source == "new-member"
            and not (after.slots[a.slot].status == MEMBER and after.slots[a.slot].is_new)]

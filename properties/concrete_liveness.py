@@ -13,7 +13,7 @@ from __future__ import annotations
 from core.events import HeartbeatScheduled, of_kind
 from core.trace import Step
 from core.types import GroupState
-from model.releases import fact
+from model.releases import any_of, fact, unless, when
 from properties.catalog import Monitor, Witness, eventually_within
 from properties.concrete_state import JOIN_OPS, live_group
 from properties.observation import GroupObs, Observation
@@ -114,7 +114,9 @@ class DeadlineBook:
                          "reschedule) was at time t is gone by t + its session timeout (+ 5 min instead while a 3.9 "
                          "member isNew) + 1 ms, assuming time advances.",
                    source="seed 000/004 (如果没有在截止时间内再次执行调度方法, 延迟缓存中的延迟心跳就会超时, "
-                          "对应的消费者就有可能被协调者从消费组中移除); SPEC.md §2 predicates, §4.6")
+                          "对应的消费者就有可能被协调者从消费组中移除); SPEC.md §2 predicates, §4.6",
+                   # 2.4.1 keeps a silent member past its join response (finding no-liveness-op-after-the-join-response)
+                   applies_to=any_of(unless("new-member-checked-first"), when("heartbeat-satisfied-flag")))
 class SilentMemberRemoved(Monitor):
     def reset(self) -> None:
         self.book = DeadlineBook()
@@ -157,7 +159,10 @@ class SyncPhaseClock:
                          "and by the earliest heartbeat deadline of a member that has not synced on 0.10.0 — unless "
                          "every member has synced and the leader's assignment append is still pending.",
                    source="SPEC.md §4.9 (join and sync phase bounds), §4.8 (DelayedSync), §3.2/§5.2 (the append "
-                          "callback answers parked SyncGroups); seed 004 (协调者处理同步组请求)")
+                          "callback answers parked SyncGroups); seed 004 (协调者处理同步组请求)",
+                   # 2.4.1: a member that has not synced has no session expiration to end the sync phase (finding
+                   # no-liveness-op-after-the-join-response)
+                   applies_to=any_of(unless("new-member-checked-first"), when("heartbeat-satisfied-flag")))
 class ParkedRequestAnswered(Monitor):
     def reset(self) -> None:
         self.join = JoinPhaseClock()

@@ -4,7 +4,7 @@ DelayedSync bookkeeping (3.9) and the coordinator's own assertions."""
 from __future__ import annotations
 
 from core.types import GroupState
-from model.releases import fact, when
+from model.releases import any_of, fact, unless, when
 from properties.catalog import Witness, always
 from properties.observation import GroupObs, Observation
 
@@ -124,7 +124,9 @@ def stable_has_members(obs: Observation) -> Witness | None:
 @always("idle-member-has-a-live-heartbeat-expiration",
         claim="Every member of a live group that has no parked JoinGroup or SyncGroup has a live DelayedHeartbeat "
               "that fires within its session timeout of its last liveness event.",
-        source="SPEC.md §1.5 I9; seed 000 (协调者为每个消费者都创建一个“延迟心跳”); SPEC.md §4.6")
+        source="SPEC.md §1.5 I9; seed 000 (协调者为每个消费者都创建一个“延迟心跳”); SPEC.md §4.6",
+        # 2.4.1 breaks it by design of its predicate (finding no-liveness-op-after-the-join-response)
+        applies_to=any_of(unless("new-member-checked-first"), when("heartbeat-satisfied-flag")))
 def idle_member_watched(obs: Observation) -> Witness | None:
     g = live_group(obs)
     if g is None:

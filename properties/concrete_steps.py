@@ -8,7 +8,7 @@ from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, Heartbeat
 from core.trace import Step
 from core.types import GroupState
 from model.profiles import valid_previous_states
-from model.releases import RUNNABLE, fact, when
+from model.releases import RUNNABLE, any_of, fact, unless, when
 from properties.catalog import Witness, always_step
 from properties.observation import GroupObs, Observation, delivered_request
 
@@ -127,7 +127,9 @@ def _parks(before: Observation, step: Step, member_id: str) -> bool:
              claim="A freshly scheduled DelayedHeartbeat is never completed by its own tryCompleteElseWatch, unless "
                    "the member has a parked JoinGroup or SyncGroup.",
              source="seed 004 (第二步一定不会完成新创建的延迟心跳) qualified by SPEC.md §4.6 (design assumption; "
-                    "derived consequence: awaiting ⇒ the op completes at once)")
+                    "derived consequence: awaiting ⇒ the op completes at once)",
+             # 2.4.1 completes a new member's session op at birth (finding no-liveness-op-after-the-join-response)
+             applies_to=any_of(unless("new-member-checked-first"), when("heartbeat-satisfied-flag")))
 def not_completed_at_birth(before: Observation, step: Step, after: Observation) -> Witness | None:
     for _, e in of_kind(step.events, HeartbeatCompletedAtBirth):
         member_id = e.member_id

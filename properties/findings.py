@@ -15,7 +15,7 @@ from pathlib import Path
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.excuses import excused
-from model.releases import everywhere, get_fact, profiles_where, unless, when
+from model.releases import all_of, everywhere, get_fact, profiles_where, unless, when
 from properties.catalog import CATALOG, Property, for_profile
 
 #: where each gate-enforced finding keeps, per profile, the counterexample the tool found for it (with its
@@ -74,6 +74,18 @@ FINDINGS: tuple[Finding, ...] = (
         "parked on that answered request (later answered again), and the join re-check of the new group is skipped.",
         "test_0_10_0_dead_to_dead_on_expiry and test_0_10_0_dead_to_dead_inside_a_request_answers_twice",
         fixed_by="empty-state"),
+    Finding(
+        "no-liveness-op-after-the-join-response",
+        profiles_where(all_of(when("new-member-checked-first"), unless("heartbeat-satisfied-flag"))),
+        ("idle-member-has-a-live-heartbeat-expiration", "fresh-heartbeat-not-completed-by-its-own-watch",
+         "silent-member-is-removed-within-its-session-timeout", "parked-request-is-answered-within-its-phase-bound"),
+        "2.4.1 (KAFKA-9232) keeps a new member iff latestHeartbeat + 300000 > deadline, tested before awaiting, and "
+        "onCompleteJoin reschedules with the session timeout before clearing isNew (SPEC.md §2, §4.4 step 5): the "
+        "session op completes at birth, so a member past its join response has no expiration due within its session "
+        "timeout — none at all, or only its 5-minute op when it was added in the join's millisecond — until its next "
+        "heartbeat, sync or commit; one that goes silent stays a member, and a SyncGroup parked behind a leader that "
+        "never syncs is not bounded by the others' session timeouts (KAFKA-9752 fixed it in 2.5.0).",
+        "test_2_4_1_member_past_its_join_response_has_no_session_expiration", fixed_by="heartbeat-satisfied-flag"),
     Finding(
         "stale-join-completes-reloaded-heartbeats", profiles_where(when("removal-completes-heartbeat")),
         ("refines-the-abstract-model",),

@@ -19,7 +19,7 @@ D_MS = 3_000           # group.initial.rebalance.delay.ms (SPEC.md §0 default)
 NEW_MEMBER_MS = 300_000  # NewMemberJoinTimeoutMs (SPEC.md §0)
 MIN_SESSION = 6_000    # group.min.session.timeout.ms, all versions (SPEC.md §0)
 #: group.max.session.timeout.ms: 300000 in 0.10.0–2.7, 1800000 in 2.8.0+ (SPEC.md §0)
-MAX_SESSION = {"0.10.0": 300_000, "3.9": 1_800_000}
+MAX_SESSION = {"0.10.0": 300_000, "2.4.1": 300_000, "2.7.0": 300_000, "3.9": 1_800_000}
 PROTOCOL_TYPE = "consumer"
 PROTOS = [("range", b"r1")]
 PROTOS_CHANGED = [("range", b"r2")]   # same name, different bytes: not `matches` (SPEC.md §3.1 J5b)

@@ -67,7 +67,7 @@ def test_scenario_all_summarises_every_scenario_and_profile(capsys: pytest.Captu
 @pytest.mark.parametrize("argv,needle", [
     (("scenario", "no-such-scenario"), "unknown scenario 'no-such-scenario'"),
     (("scenario", "first-join-completes-at-once", "--profile", "9.9"),
-     "unknown profile '9.9'; known profiles: 0.10.0, 3.9."),
+     "unknown profile '9.9'; known profiles: 0.10.0, 2.4.1, 2.7.0, 3.9."),
     (("scenario", "--all", "--profile", "2.4"), "unknown profile '2.4'"),
     (("scenario",), "name a scenario"),
     (("scenario", "same-millisecond-reschedule", "--profile", "3.9"), "applies to profiles 0.10.0, not 3.9"),
@@ -123,9 +123,16 @@ def test_malformed_trace_files_are_one_sentence(tmp_path: Path, capsys: pytest.C
     assert needle in one_sentence_error(err)
 
 
-def test_profiles_lists_both_releases(capsys: pytest.CaptureFixture[str]) -> None:
+def test_profiles_lists_every_release_with_its_switches(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = run(capsys, "profiles")
-    assert code == 0 and "0.10.0" in out and "3.9" in out
+    assert code == 0 and all(name in out for name in ("0.10.0", "2.4.1", "2.7.0", "3.9"))
+    rows = {line.split("│")[1].strip(): [c.strip() for c in line.split("│")[2:-1]]
+            for line in out.splitlines() if line.count("│") == 6}
+    # columns 0.10.0, 2.4.1, 2.7.0, 3.9 (SPEC.md §2 table, §3.1 J4, §4.8)
+    assert rows["liveness"] == ["deadline", "new_member_deadline", "satisfied", "satisfied"]
+    assert rows["max_group_size"] == ["off", "over_capacity", "accept_joining_member", "accept_joining_member"]
+    assert rows["delayed_sync"] == ["no", "no", "no", "yes"]
+    assert rows["missing_member_heartbeat"] == ["held", "idle", "complete", "complete"]
 
 
 def test_console_script_runs_as_a_module() -> None:

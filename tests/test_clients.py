@@ -322,3 +322,16 @@ def test_client_version_for_profiles() -> None:
     assert client_version_for("3.9") is V3
     with pytest.raises(ValueError, match="cannot read a Kafka release"):
         client_version_for("trunk")
+
+
+
+@pytest.mark.parametrize("profile", ["0.10.0", "2.4.1", "2.7.0", "3.9"])
+def test_each_release_client_sends_its_brokers_join_group_version(profile: str) -> None:
+    """SPEC.md §7 / §3.1: the Java consumer of a release sends the highest JoinGroup version its broker accepts
+    (wire/versions.py's table); v1+ carries the rebalance timeout (KIP-62), v4+ requires a known member id."""
+    from wire.versions import broker_max, release_of
+    client = client_version_for(profile)
+    assert client.join_group_version == broker_max("JoinGroup", release_of(profile))
+    assert client.join_group_v1 == (client.join_group_version >= 1)
+    assert client.join_group_v4 == (client.join_group_version >= 4)
+    assert {"0.10.0": 0, "2.4.1": 6, "2.7.0": 7, "3.9": 9}[profile] == client.join_group_version

@@ -37,8 +37,10 @@ def test_pinned_graph_sizes_are_unchanged(row: Row) -> None:
 def test_the_manifest_pins_exactly_the_pinned_scopes() -> None:
     assert [(r.profile, r.scope) for r in ROWS] == pinned_scopes()
     assert {(r.profile, r.scope.deferred_appends) for r in ROWS} == {
-        ("0.10.0", True), ("0.10.0", False), ("3.9", True), ("3.9", False)}
-    assert not any(r.slow for r in ROWS)   # every row builds in seconds today; a slow one is marked, not dropped
+        (p, d) for p in ("0.10.0", "2.4.1", "2.7.0", "3.9") for d in (True, False)}
+    # every row builds in seconds but one: 2.4.1's deadline arithmetic with pending members at 4 slots (47,668
+    # states); a slow one is marked, not dropped
+    assert [r.name for r in ROWS if r.slow] == ["2.4.1-m4-deferred-a2"]
 
 
 def test_the_manifest_text_round_trips(tmp_path: object) -> None:

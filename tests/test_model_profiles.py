@@ -34,6 +34,8 @@ def test_switches_agree(name: str) -> None:
     assert i.initial_rebalance_delay == m.initial_delay
     assert i.delayed_sync == m.delayed_sync
     assert (i.liveness == "satisfied") == m.satisfied_flag
+    assert (i.liveness != "deadline") == m.new_member_first
+    assert (i.missing_member_heartbeat == "held") == m.removed_op_runs_failure
     assert i.sync_park_reschedules_heartbeat == m.sync_park_reschedules
     assert i.complete_removed_heartbeats == m.removal_completes_ops
     assert i.commit_creates_group == m.commit_creates_group

@@ -42,6 +42,19 @@ def test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_milliseco
     assert scenario_triples(BY_NAME["same-millisecond-reschedule"], "0.10.0").checker.violations == []
 
 
+def test_2_4_1_member_past_its_join_response_has_no_session_expiration() -> None:
+    prop = CATALOG["idle-member-has-a-live-heartbeat-expiration"]
+    assert not prop.applies("2.4.1") and prop.applies("2.7.0")
+    for other in ("fresh-heartbeat-not-completed-by-its-own-watch", "silent-member-is-removed-within-its-session-timeout",
+                  "parked-request-is-answered-within-its-phase-bound"):
+        assert not CATALOG[other].applies("2.4.1") and CATALOG[other].applies("2.7.0"), other
+    scenario = BY_NAME["first-join-completes-at-once"]   # the join completes in the millisecond of the add
+    found = scenario_triples(scenario, "2.4.1", props=(prop,)).checker.violations
+    assert found and found[0].property == prop.name
+    assert found[0].witness["live_heartbeat_deadlines"] == [300_000]   # only the 5-minute op, armed at 0
+    assert scenario_triples(scenario, "2.7.0", props=(prop,)).checker.violations == []
+
+
 def _births(driver: object) -> list[tuple[str, bool]]:
     """(member, did it have a parked request) for every 'completed at birth' event of a run: parked right after
     the step, or parked by the step itself (its SyncGroup, answered within the step by the leader's append)."""

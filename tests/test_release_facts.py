@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from core.types import Errors, GroupState
 from impl.profiles import PROFILES as IMPL_PROFILES
 from model.releases import (FACTS, KNOWN, RELEASES, RUNNABLE, UnknownFactError, UnknownReleaseError, all_of,
                             everywhere, fact, get_fact, profiles_where, release, since, unless, version, when)
@@ -20,7 +21,7 @@ REPO = Path(__file__).resolve().parent.parent
 def test_releases_are_in_version_order_and_the_runnable_ones_are_impl_profiles() -> None:
     assert KNOWN == ("0.10.0", "2.4.1", "2.7.0", "3.9")
     assert [version(n) for n in KNOWN] == sorted(version(n) for n in KNOWN)
-    assert RUNNABLE == ("0.10.0", "3.9") == tuple(sorted(IMPL_PROFILES, key=version))
+    assert RUNNABLE == ("0.10.0", "2.4.1", "2.7.0", "3.9") == tuple(sorted(IMPL_PROFILES, key=version))
     assert [r.era for r in RELEASES] == ["E0", "E3", "E4", "E5"]   # SPEC.md §0 eras
 
 
@@ -44,7 +45,7 @@ def test_since_compares_versions_not_names() -> None:
 
 def test_predicates_and_profiles_where() -> None:
     assert profiles_where(when("delayed-sync")) == ("3.9",)
-    assert profiles_where(unless("delayed-sync")) == ("0.10.0",)
+    assert profiles_where(unless("delayed-sync")) == ("0.10.0", "2.4.1", "2.7.0")
     assert profiles_where(everywhere) == RUNNABLE
     assert profiles_where(when("pending-members"), among=reversed(KNOWN)) == ("2.4.1", "2.7.0", "3.9")
     assert profiles_where(all_of(when("pending-members"), unless("heartbeat-satisfied-flag")), among=KNOWN) \
@@ -79,6 +80,14 @@ EXPECTED: dict[str, tuple[str, tuple[bool, bool, bool, bool], str]] = {
     "pending-members": ("2.2.0", (False, True, True, True), "§4.7 KIP-394, 2.2.0"),
     "no-generation-is-minus-one": ("2.2.0", (False, True, True, True), "§3.1 'it was 0 before 2.2'"),
     "removal-answers-parked-join": ("2.2.0", (False, True, True, True), "§3.4 removeMemberAndUpdateGroup [2.2.0+]"),
+    "dead-group-not-available": ("2.3.0", (False, True, True, True), "§3.0 KAFKA-8386 (2.3.0); ≤ 2.2 UNKNOWN_MEMBER_ID"),
+    "heartbeat-op-looks-up-member": ("2.3.1", (False, True, True, True), "§2 note: KAFKA-8896 (2.3.1/2.4.0)"),
+    "group-max-size": ("2.2.0", (False, True, True, True), "§0 group.max.size (2.2.0+), §3.1 J4 2.2–2.5"),
+    "batch-leave-group": ("2.4.0", (False, True, True, True), "§3.4 2.4.0+ (LeaveGroup v3, KAFKA-8221)"),
+    "new-member-checked-first": ("2.4.1", (False, True, True, True), "§2 table: 2.4.1 row (KAFKA-9232), 2.5.0+ row"),
+    "missing-member-completes-heartbeat": ("2.5.0", (False, False, True, True), "§2 note: '2.5+: not found counts'"),
+    "join-response-protocol-type": ("2.5.0", (False, False, True, True), "§3.1 'protocol type from 2.5'; §3.2 4"),
+    "accept-joining-member": ("2.6.0", (False, False, True, True), "§3.1 J4 2.6.0+ (KAFKA-9885)"),
     "heartbeat-checks-member-first": ("2.3.0", (False, True, True, True), "§3.3 'In 0.9–2.2 the state was first'"),
     "commit-checks-member-first": ("2.4.0", (False, True, True, True), "§3.5 KAFKA-8487 moved it in 2.4.0"),
     "heartbeat-satisfied-flag": ("2.5.0", (False, False, True, True), "§2 predicates: 2.5.0+ KAFKA-9752"),
@@ -112,7 +121,7 @@ def test_every_catalog_property_is_gated_by_a_release_predicate() -> None:
 def test_fact_gated_properties_keep_their_profiles() -> None:
     assert CATALOG["members-owing-a-sync-are-watched-by-a-delayed-sync"].applies_to == ("3.9",)
     assert CATALOG["model-no-pending-member-before-kip-394"].applies_to == ("0.10.0",)
-    assert CATALOG["leader-is-a-member"].applies_to == ("0.10.0", "3.9")
+    assert CATALOG["leader-is-a-member"].applies_to == ("0.10.0", "2.4.1", "2.7.0", "3.9")
 
 
 # -- the lint: no profile names on the oracle side ----------------------------------------------------------------
@@ -244,6 +253,9 @@ IMPL_TWINS: dict[str, tuple[str, bool]] = {   # field -> (fact, whether the fiel
     "commit_state_check_first": ("commit-checks-member-first", True),
     "not_coordinator_before_loading": ("loading-checked-first", True),
     "sync_checks_loading": ("loading-checked-first", False),
+    "batch_leave": ("batch-leave-group", False),
+    "dead_check_first": ("dead-group-not-available", False),
+    "join_response_has_protocol_type": ("join-response-protocol-type", False),
 }
 
 
@@ -254,3 +266,14 @@ def test_facts_agree_with_the_independent_impl_profiles(profile: str) -> None:
         assert getattr(impl, field_name) == (fact(name, profile) != negated), (field_name, name)
     assert (impl.rebalance_timeout_source == "rebalance") == fact("rebalance-timeout", profile)
     assert (impl.join_error_generation == -1) == fact("no-generation-is-minus-one", profile)
+    assert (impl.dead_group_error.name == "COORDINATOR_NOT_AVAILABLE") == fact("dead-group-not-available", profile)
+    # SPEC.md §2 table: the predicate is a fact pair (isNew first since 2.4.1, the flag since 2.5.0)
+    assert impl.liveness == ("satisfied" if fact("heartbeat-satisfied-flag", profile) else
+                             "new_member_deadline" if fact("new-member-checked-first", profile) else "deadline")
+    assert impl.missing_member_heartbeat == ("complete" if fact("missing-member-completes-heartbeat", profile) else
+                                             "idle" if fact("heartbeat-op-looks-up-member", profile) else "held")
+    assert impl.max_group_size == ("accept_joining_member" if fact("accept-joining-member", profile) else
+                                   "over_capacity" if fact("group-max-size", profile) else "off")
+    assert impl.heartbeat_answers[GroupState.COMPLETING_REBALANCE] == (
+        (Errors.NONE, True) if fact("heartbeat-in-completing-rebalance", profile)
+        else (Errors.REBALANCE_IN_PROGRESS, False))

@@ -4,10 +4,8 @@ Every expected answer is written from SPEC.md (the section is cited at each test
 by impl. Scenarios run on 3.9; where the answer depends on a per-release static rule (impl/static.py)
 the test is parametrized over STATIC_2_4_1 / STATIC_2_7_0 / STATIC_3_9.
 
-NOTE: the 2.4.1 and 2.7.0 cases below run on ``dataclasses.replace(PROFILE_3_9, static_membership=…)``:
-the 3.9 profile with only its static rules swapped. The real PROFILE_2_4_1 / PROFILE_2_7_0 (added on
-another branch) will replace those replace() calls; until then these tests assert only what the static
-rules decide, never something the rest of a 2.4.1/2.7.0 profile would change.
+The per-release cases run on the real profiles 2.4.1, 2.7.0 and 3.9 (impl/profiles.py), whose
+``static_membership`` holds those rules.
 """
 from __future__ import annotations
 
@@ -17,7 +15,7 @@ from typing import Any
 import pytest
 
 from impl import CoordinatorConfig, Errors, GroupCoordinator, GroupState, Profile, ResponseFuture
-from impl.profiles import PROFILE_3_9
+from impl.profiles import PROFILE_2_4_1, PROFILE_2_7_0, PROFILE_3_9
 from impl.static import STATIC_2_4_1, STATIC_2_7_0, STATIC_3_9
 from tests.group_builders import advance_past, assignment_for, op_deadlines
 
@@ -29,14 +27,10 @@ TWO_PROTOS = [("range", b"r1"), ("roundrobin", b"x1")]
 PR, CR, ST, EMPTY = (GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE, GroupState.STABLE,
                      GroupState.EMPTY)
 
-#: the profile whose static rules are those of the named release (see the module NOTE)
-PROFILE_FOR: dict[str, Profile] = {
-    "2.4.1": replace(PROFILE_3_9, name="3.9+static-2.4.1", static_membership=STATIC_2_4_1),
-    "2.7.0": replace(PROFILE_3_9, name="3.9+static-2.7.0", static_membership=STATIC_2_7_0),
-    "3.9": PROFILE_3_9,
-}
+#: the release profiles with static members, by name
+PROFILE_FOR: dict[str, Profile] = {"2.4.1": PROFILE_2_4_1, "2.7.0": PROFILE_2_7_0, "3.9": PROFILE_3_9}
 RELEASES = tuple(PROFILE_FOR)
-assert PROFILE_3_9.static_membership is STATIC_3_9
+assert [p.static_membership for p in PROFILE_FOR.values()] == [STATIC_2_4_1, STATIC_2_7_0, STATIC_3_9]
 
 
 def coordinator(release: str = "3.9", **overrides: Any) -> GroupCoordinator:

@@ -31,9 +31,12 @@ class NonRejoinedKept(GroupCoordinator):
         mistake="the keep-alive predicate forgets that a parked JoinGroup or SyncGroup keeps a member alive")
 class KeepAliveIgnoresCallbacks(GroupCoordinator):
     def should_keep_member_alive(self, member: MemberMetadata, deadline_ms: int) -> bool:
-        if self.profile.liveness == "deadline":
-            return member.latest_heartbeat_ms + member.session_timeout_ms > deadline_ms
-        return member.heartbeat_satisfied
+        if self.profile.liveness == "satisfied":
+            return member.heartbeat_satisfied
+        timeout = member.session_timeout_ms
+        if member.is_new and self.profile.liveness == "new_member_deadline":
+            timeout = self.config.new_member_join_timeout_ms
+        return member.latest_heartbeat_ms + timeout > deadline_ms
 
 
 @mutant("heartbeat-not-rescheduled-after-join", catches="join-response-reschedules-the-heartbeat",

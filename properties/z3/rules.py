@@ -52,21 +52,34 @@ def exists_member(w: Terms) -> Expr:
 
 
 # -- liveness ------------------------------------------------------------------------------------
-def _rescheduled(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, watch: Expr, choice: Expr | None) -> Expr:
+def _rescheduled(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, watch: Expr, choice: Expr | None,
+                 source: str = SESSION) -> Expr:
     """The watch after completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6), as a term."""
     awaiting = z3.Or(aj, as_)
     if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
         return z3.If(z3.Or(is_new, z3.Not(awaiting)), W1, W0)
     assert choice is not None
-    # E0: awaiting → all complete; none live → one; else older ops survive iff in the same millisecond
-    return z3.If(awaiting, W0, z3.If(watch == W0, W1, z3.If(choice, W1, WMANY)))
+    # deadline arithmetic: awaiting → all complete; none live → one; else older ops survive iff in the same ms
+    old = z3.If(awaiting, W0, z3.If(watch == W0, W1, z3.If(choice, W1, WMANY)))
+    if not p.new_member_first:
+        return old
+    # 2.4.1 (KAFKA-9232): a new member's 5-minute op is armed when it is added; a session-delay op completes at
+    # birth and completes the 5-minute one unless that was armed in the same millisecond (model/rules.py)
+    new = W1 if source == NEW_MEMBER else z3.If(z3.Or(watch == W0, choice), W0, watch)
+    return z3.If(is_new, new, old)
 
 
 def _rearmed(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, source: str) -> Expr:
     """The heartbeat op a reschedule leaves armed: ``source``, or none when the new op completes at birth
-    (3.9: an awaiting, not-new member; E0: an awaiting member, whose ops all complete)."""
+    (3.9: an awaiting, not-new member; E0: an awaiting member, whose ops all complete; 2.4.1: also a new member
+    unless ``source`` is the new-member timeout)."""
     awaiting = z3.Or(aj, as_)
-    survives = z3.Or(is_new, z3.Not(awaiting)) if p.satisfied_flag else z3.Not(awaiting)
+    if p.satisfied_flag:
+        survives = z3.Or(is_new, z3.Not(awaiting))
+    elif p.new_member_first:
+        survives = z3.If(is_new, z3.BoolVal(source == NEW_MEMBER), z3.Not(awaiting))
+    else:
+        survives = z3.Not(awaiting)
     return z3.If(survives, SOURCE[source], SOURCE["-"])
 
 
@@ -75,7 +88,7 @@ def reschedule(p: ModelProfile, w: SW, i: Expr, source: str = SESSION) -> Ws:
     choice = None if p.satisfied_flag else w.ctx.choose(z3.BoolSort())
     aj, as_, is_new = w.get("awaiting_join", i), w.get("awaiting_sync", i), w.get("is_new", i)
     w.arm(HEARTBEAT_OP, i, _rearmed(p, aj, as_, is_new, source))
-    w.set(i, watch=_rescheduled(p, aj, as_, is_new, w.get("watch", i), choice))
+    w.set(i, watch=_rescheduled(p, aj, as_, is_new, w.get("watch", i), choice, source))
     return [w]
 
 

@@ -147,12 +147,14 @@ def _on_expire(p: ModelProfile, w: SW, i: Expr) -> Ws:
         w.set(i, status=STATUS[ABSENT])
         return check_join(p, w)
     if w.holds(status == STATUS[ABSENT]):   # E0: an op that outlived its member still runs onMemberFailure
-        return _after_removal(p, w)
+        return _after_removal(p, w) if p.removed_op_runs_failure else [w]   # 2.3.1+: it only logs
     awaiting = z3.Or(w.get("awaiting_join", i), w.get("awaiting_sync", i))
-    keep = z3.And(awaiting, z3.Not(z3.And(z3.BoolVal(p.satisfied_flag), w.get("is_new", i))))
+    keep = z3.And(awaiting, z3.Not(z3.And(z3.BoolVal(p.new_member_first), w.get("is_new", i))))
     if w.holds(keep):
         return [w]
-    return each(remove(p, w, i, complete_ops=p.removal_completes_ops), lambda x: _after_removal(p, x))
+    # the member's other ops outlive the removal (none with the flag; same-ms ones with deadline arithmetic)
+    return each(remove(p, w, i, complete_ops=p.removal_completes_ops and p.satisfied_flag),
+                lambda x: _after_removal(p, x))
 
 
 def _expire_join(p: ModelProfile, w: SW) -> Ws:

@@ -112,6 +112,9 @@ def print_findings(reproductions: list[Reproduction], console: Console) -> None:
         if r.reproduced:
             report = rel(r.report) if r.report else "-"
             console.print(f"finding {r.finding} reproduced on {r.profile}: {r.detail} — {report}", markup=False)
+        elif not r.recorded:
+            console.print(f"[yellow]warning[/yellow]: finding {r.finding} is documented for {r.profile} but has "
+                          f"{r.detail}.")
         else:
             console.print(f"[red]stale finding[/red] {r.finding} on {r.profile}: {r.detail}; the gate fails until "
                           f"properties/findings.py and its record agree with the reference again.")
@@ -143,8 +146,8 @@ def _write(result: GateResult, out: Path, console: Console, findings: list[Repro
                          notes=tuple(notes))
     obj = json.loads(run_json(summary, with_timings=False))
     if findings is not None:
-        obj["findings"] = [{"finding": r.finding, "reproduced": r.reproduced, "detail": r.detail,
-                            "report": str(r.report) if r.report else None} for r in findings]
+        obj["findings"] = [{"finding": r.finding, "reproduced": r.reproduced, "recorded": r.recorded,
+                            "detail": r.detail, "report": rel(r.report) if r.report else None} for r in findings]
     if cov is not None:
         obj["uncovered_edges"] = _uncovered_rows(cov)
     (directory / "run.json").write_text(json.dumps(obj, sort_keys=True, indent=1) + "\n", encoding="utf-8")
@@ -191,5 +194,5 @@ def run(args: argparse.Namespace, console: Console, prove: Callable[[str], Phase
         if findings:
             print_findings(findings, console)
         _write(result, args.out, console, findings)
-        failed |= not result.passed or any(not r.reproduced for r in findings or ())
+        failed |= not result.passed or any(r.stale for r in findings or ())
     return 1 if failed else 0

@@ -40,6 +40,13 @@ class Reproduction:
     reproduced: bool
     detail: str           # the property and step when reproduced, else why not
     report: Path | None   # the recorded Markdown report
+    #: False when no counterexample was ever recorded for this profile: documented from SPEC.md, not yet
+    #: found by the search there (a warning); a recorded one that no longer reproduces is stale (a failure)
+    recorded: bool = True
+
+    @property
+    def stale(self) -> bool:
+        return self.recorded and not self.reproduced
 
 
 def reproduce(finding: Finding, profile: str) -> Reproduction:
@@ -49,8 +56,9 @@ def reproduce(finding: Finding, profile: str) -> Reproduction:
     path = where / TRACE
     if not path.is_file():
         return Reproduction(finding.name, profile, False,
-                            f"no counterexample recorded in {rel(where)} (find one with: kgc check --profile "
-                            f"{profile} --unexcuse {finding.name}; then kgc findings record)", None)
+                            f"no counterexample found by the search is recorded in {rel(where)} (look for one with: "
+                            f"kgc check --profile {profile} --unexcuse {finding.name}; then kgc findings record)",
+                            None, recorded=False)
     try:
         trace = Trace.loads(path.read_text(encoding="utf-8"), source=str(path))
     except TraceFormatError as exc:
@@ -151,7 +159,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p = sub.add_parser("findings", help="the documented findings and whether each still reproduces",
                        description="List the documented findings (real behaviour of a release that breaks a "
                                    "catalog property) and replay each recorded counterexample; or record one.",
-                       epilog="Exit status: 0 every recorded finding reproduces, 1 one does not, 2 bad usage.")
+                       epilog="Exit status: 0 every recorded finding reproduces, 1 one does not (stale), 2 bad usage.")
     p.add_argument("--profile", help="only this profile (default: every profile)")
     sub2 = p.add_subparsers(dest="findings_command", metavar="SUBCOMMAND")
     r = sub2.add_parser("record", help="file a counterexample kgc check found as a finding's record",
@@ -180,9 +188,10 @@ def run(args: argparse.Namespace, console: Console) -> int:
                 table.add_row(f.name, profile, ", ".join(f.properties), f.fixed_in or "-", f"shown by {f.shown_by}")
                 continue
             r = reproduce(f, profile)
-            stale += not r.reproduced
+            stale += r.stale
             verdict = (f"[green]reproduced[/green]: {r.detail} — {rel(r.report)}" if r.reproduced and r.report
-                       else f"[red]not reproduced[/red]: {r.detail}")
+                       else f"[yellow]not recorded[/yellow]: {r.detail}" if not r.recorded
+                       else f"[red]stale[/red]: {r.detail}")
             table.add_row(f.name, profile, ", ".join(f.properties), f.fixed_in or "-", verdict)
     console.print(table)
     return 1 if stale else 0

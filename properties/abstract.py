@@ -251,7 +251,8 @@ FINDINGS: Mapping[tuple[str, str], str] = _per_profile((
      "left (remaining = 0) leaves it set, the flag survives the new generation, and when the group later "
      "empties and a member joins, the next InitialDelayedJoin (generation > 0) sees the stale flag and may "
      "extend once — SPEC.md §4.5's derived 'waits exactly D once' does not hold in the model"),
-    ("model-idle-member-has-liveness-watch", all_of(when("new-member-checked-first"), unless("heartbeat-satisfied-flag")),
+    ("model-idle-member-has-liveness-watch",
+     all_of(when("new-member-checked-first"), unless("heartbeat-satisfied-flag")),
      "KAFKA-9232 (2.4.1) tests isNew first with latestHeartbeat + 300000 > deadline, and onCompleteJoin reschedules "
      "with the session timeout *before* clearing isNew (SPEC.md §4.4 step 5): the new op completes at birth, so a "
      "member that got its join response has no live expiration until its next liveness event (fixed by KAFKA-9752's "

@@ -21,7 +21,19 @@ from kgc.gate import GateResult
 from kgc.runs import actions_of, replay_checked
 from properties.findings import FINDINGS, gated
 
-CASES = [(f.name, p) for f in FINDINGS if f.gated for p in f.profiles]
+CASES = [(f.name, p) for f in FINDINGS if f.gated for p in f.profiles if (f.record(p) / TRACE).is_file()]
+#: documented for a profile from SPEC.md, but no counterexample found by the search is recorded there yet
+UNRECORDED = [(f.name, p) for f in FINDINGS if f.gated for p in f.profiles if (f.name, p) not in CASES]
+
+
+def test_every_gated_finding_is_recorded_on_at_least_one_profile() -> None:
+    assert {n for n, _ in CASES} == {f.name for f in FINDINGS if f.gated}
+
+
+@pytest.mark.parametrize("name,profile", UNRECORDED)
+def test_an_unrecorded_finding_is_a_warning_not_a_stale_verdict(name: str, profile: str) -> None:
+    r = reproduce(next(f for f in FINDINGS if f.name == name), profile)
+    assert not r.recorded and not r.stale and "no counterexample found by the search" in r.detail
 
 
 def _trace(name: str, profile: str) -> Trace:
@@ -64,9 +76,9 @@ def test_a_finding_that_no_longer_reproduces_is_reported_stale(tmp_path: Path,
     (tmp_path / name / profile / TRACE).write_text(cut.dumps(), encoding="utf-8")
     monkeypatch.setattr("properties.findings.RECORDS", tmp_path)
     r = reproduce(f, profile)
-    assert not r.reproduced and "no longer breaks" in r.detail
+    assert not r.reproduced and r.stale and "no longer breaks" in r.detail
     (tmp_path / name / profile / TRACE).unlink()
-    assert "no counterexample recorded" in reproduce(f, profile).detail
+    assert not reproduce(f, profile).stale
 
 
 def test_kgc_check_fails_on_a_stale_finding_and_lists_reproduced_ones(tmp_path: Path,
@@ -85,7 +97,7 @@ def test_kgc_check_fails_on_a_stale_finding_and_lists_reproduced_ones(tmp_path: 
     assert f"finding {name} reproduced on {profile}" in log.read_text()
     run = json.loads((tmp_path / "ok" / profile / "run.json").read_text())
     assert [x["finding"] for x in run["findings"]] == [f.name for f in gated(profile)]
-    assert all(x["reproduced"] for x in run["findings"])
+    assert all(x["reproduced"] or not x["recorded"] for x in run["findings"])
 
     stale = dataclasses.replace(reproduce(next(f for f in FINDINGS if f.name == name), profile), reproduced=False,
                                 detail="planted")
@@ -117,7 +129,7 @@ def test_kgc_findings_lists_every_finding_and_exits_0_when_all_reproduce(capsys:
     assert main(["findings"]) == 0
     out = capsys.readouterr().out
     assert all(f.name[:30] in out for f in FINDINGS)
-    assert "not reproduced" not in out
+    assert "stale:" not in out
 
 
 @pytest.mark.parametrize("name,profile", CASES)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from impl import Errors, GroupState
-from tests.group_builders import (CR, D_MS, EMPTY, G, NEW_MEMBER_MS, PR, PROTOCOL_TYPE, PROTOS, PROTOS_CHANGED,
+from tests.group_builders import (CR, D_MS, EMPTY, G, NEW_MEMBER_MS, PR, PROTOCOL_TYPE, PROTOS_CHANGED,
                                   R_MS, S_MS, ST, advance_past, assignment_for, completing, coordinator,
                                   hb_deadlines, join, members, new_member, op_deadlines, pending, preparing, stable)
 
@@ -41,7 +41,8 @@ def test_heartbeat_answer_and_reset_by_state(profile: str, state: GroupState) ->
     assert (hb_deadlines(c, member) == [c.now_ms + S_MS]) is resets, (before, hb_deadlines(c, member))
 
 
-@pytest.mark.parametrize("profile,error", [("0.10.0", Errors.REBALANCE_IN_PROGRESS), ("2.4.1", Errors.ILLEGAL_GENERATION),
+@pytest.mark.parametrize("profile,error", [("0.10.0", Errors.REBALANCE_IN_PROGRESS),
+                                           ("2.4.1", Errors.ILLEGAL_GENERATION),
                                            ("2.7.0", Errors.ILLEGAL_GENERATION), ("3.9", Errors.ILLEGAL_GENERATION)])
 def test_stale_heartbeat_in_completing_rebalance(profile: str, error: Errors) -> None:
     """§3.3: 0.9–2.2 switched on the state first; 2.3.0+ checks member and generation first, "so a stale

@@ -45,7 +45,8 @@ def test_0_10_0_keeps_two_live_heartbeats_after_two_reschedules_in_one_milliseco
 def test_2_4_1_member_past_its_join_response_has_no_session_expiration() -> None:
     prop = CATALOG["idle-member-has-a-live-heartbeat-expiration"]
     assert not prop.applies("2.4.1") and prop.applies("2.7.0")
-    for other in ("fresh-heartbeat-not-completed-by-its-own-watch", "silent-member-is-removed-within-its-session-timeout",
+    for other in ("fresh-heartbeat-not-completed-by-its-own-watch",
+                  "silent-member-is-removed-within-its-session-timeout",
                   "parked-request-is-answered-within-its-phase-bound"):
         assert not CATALOG[other].applies("2.4.1") and CATALOG[other].applies("2.7.0"), other
     scenario = BY_NAME["first-join-completes-at-once"]   # the join completes in the millisecond of the add

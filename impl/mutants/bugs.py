@@ -7,7 +7,7 @@ from core.types import Errors, GroupState
 from impl.coordinator import GroupCoordinator
 from impl.delayed import DelayedHeartbeat, DelayedJoin, InitialDelayedJoin, join_key
 from impl.group import GroupMetadata, MemberMetadata
-from impl.mutants import mutant
+from impl.mutants import SINCE_2_2, mutant
 from impl.results import ResponseFuture
 
 PR, CR = GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE
@@ -47,7 +47,10 @@ class NoRescheduleAfterJoin(GroupCoordinator):
 
 
 @mutant("fresh-heartbeat-completes-at-birth", catches="fresh-heartbeat-not-completed-by-its-own-watch",
-        mistake="tryCompleteHeartbeat compares the deadline with '>=', so the op it just created completes at once")
+        mistake="tryCompleteHeartbeat compares the deadline with '>=', so the op it just created completes at once",
+        # 2.4.1's own sessions op completes at birth (the no-liveness-op-after-the-join-response finding), so
+        # the property that names this mistake is off there
+        profiles=("0.10.0", "2.7.0", "3.9"))
 class FreshHeartbeatCompletes(GroupCoordinator):
     def try_complete_heartbeat(self, op: DelayedHeartbeat, force_complete: Callable[[], bool]) -> bool:
         if not op.is_pending and op.deadline_ms < 0:   # being created: not yet handed to the timer
@@ -136,7 +139,7 @@ class _PendingIgnoredGroup(GroupMetadata):
 
 @mutant("pending-member-does-not-block", catches="delayed-join-completes-only-when-all-rejoined",
         mistake="hasAllMembersJoined ignores pending members, so a rebalance ends without a member that got "
-                "MEMBER_ID_REQUIRED", profiles=("3.9",))
+                "MEMBER_ID_REQUIRED", profiles=SINCE_2_2)
 class PendingDoesNotBlock(GroupCoordinator):
     group_class = _PendingIgnoredGroup
 
@@ -148,7 +151,7 @@ class _EagerInitialJoin(InitialDelayedJoin):
 
 @mutant("initial-delay-ends-early", catches="initial-rebalance-waits-the-initial-delay",
         mistake="InitialDelayedJoin completes as soon as everyone joined instead of always waiting the delay",
-        profiles=("3.9",))
+        profiles=SINCE_2_2)
 class InitialDelayEndsEarly(GroupCoordinator):
     initial_join_class = _EagerInitialJoin
 

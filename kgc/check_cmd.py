@@ -118,7 +118,7 @@ def print_findings(reproductions: list[Reproduction], console: Console) -> None:
             report = rel(r.report) if r.report else "-"
             console.print(f"finding {r.finding} reproduced on {r.profile}: {r.detail} — {report}", markup=False)
         elif not r.recorded:
-            console.print(f"[yellow]warning[/yellow]: finding {r.finding} is documented for {r.profile} but has "
+            console.print(f"[yellow]warning[/yellow]: finding {r.finding} is documented for {r.profile}, but "
                           f"{r.detail}.")
         else:
             console.print(f"[red]stale finding[/red] {r.finding} on {r.profile}: {r.detail}; the gate fails until "

@@ -14,6 +14,7 @@ from explore.local import bfs, dfs
 from explore.pct import pct
 from explore.scopes import get_scope
 from explore.space import Expander, ExploreSpec
+from tests.expansions import compare_expansions
 
 SPECS = [
     ExploreSpec("3.9", 3, 8, get_scope("basic")),
@@ -51,22 +52,7 @@ def test_every_expansion_is_the_same_without_reuse(spec: ExploreSpec, off: tuple
     monkeypatch.undo()
     assert (fast.reuse_quiet, fast.memo_calls) == (True, True)
     assert (slow.reuse_quiet, slow.memo_calls) == (not off[0], not off[1])
-    frontier, seen, compared = [(fast.root, frozenset() if spec.por else None)], {fast.root}, 0
-    for _depth in range(spec.depth):
-        nxt = []
-        for node, sleep in frontier:
-            got, want = fast.expand(node, sleep), slow.expand(node, sleep)
-            assert (got.children, got.violations, got.edges, got.pruned) == \
-                   (want.children, want.violations, want.edges, want.pruned)
-            assert (got.witnesses, got.abstract_states, got.abstract_edges) == \
-                   (want.witnesses, want.abstract_states, want.abstract_edges)
-            compared += got.edges
-            for _i, _fp, child, child_sleep in got.children:
-                if child not in seen:
-                    seen.add(child)
-                    nxt.append((child, child_sleep))
-        frontier = nxt
-    assert compared > 100
+    assert compare_expansions(fast, slow.expand, spec.depth, spec.por) > 100
     assert fast._states and fast.world.call_memo       # the reuse was taken on one side only
     assert bool(slow._states) != off[0] and bool(slow.world.call_memo) != off[1]
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pickle
 import random
 from dataclasses import replace
+from typing import Any
 
 import pytest
 
@@ -20,6 +21,7 @@ from explore.space import Expander, ExploreSpec
 from harness.scope import Scope
 from harness.world import _COORDINATOR_KINDS, World
 from properties.observation import observe, observe_after
+from tests.expansions import compare_expansions
 
 ALL_OPTIONS = Scope(append_mode="deferred", faults=True, crashes=True, unload=True, commits=True,
                     advance_ms=(1000, 7000))
@@ -115,23 +117,10 @@ SPECS = [
 def test_every_expansion_equals_the_one_without_shortcuts(spec: ExploreSpec, monkeypatch: pytest.MonkeyPatch) -> None:
     fast, slow = Expander(spec), _NoShortcuts(spec)
     every_kind = frozenset(world_module._HANDLERS)
-    frontier, seen, compared = [(fast.root, frozenset() if spec.por else None)], {fast.root}, 0
-    for _depth in range(spec.depth):
-        nxt = []
-        for node, sleep in frontier:
-            got = fast.expand(node, sleep)
-            with monkeypatch.context() as m:
-                m.setattr(world_module, "_COORDINATOR_KINDS", every_kind)
-                want = slow.expand(node, sleep)
-            assert (got.children, got.violations, got.edges, got.pruned) == \
-                   (want.children, want.violations, want.edges, want.pruned)
-            assert (got.witnesses, got.abstract_states, got.abstract_edges) == \
-                   (want.witnesses, want.abstract_states, want.abstract_edges)
-            compared += got.edges
-            for _i, _fp, child, child_sleep in got.children:
-                if child not in seen:
-                    seen.add(child)
-                    nxt.append((child, child_sleep))
-        frontier = nxt
-    assert compared > 100
+    def expand_slow(node: Any, sleep: Any) -> Any:
+        with monkeypatch.context() as m:
+            m.setattr(world_module, "_COORDINATOR_KINDS", every_kind)
+            return slow.expand(node, sleep)
+
+    assert compare_expansions(fast, expand_slow, spec.depth, spec.por) > 100
     assert fast.world.call_memo             # the memo was used

@@ -103,7 +103,9 @@ def test_reference_run_passes_every_phase_and_writes_passing_junit(tmp_path: Pat
     (["check", "--budget", "0"], "--budget must be positive"),
     (["check", "--mutant", "nope"], "unknown mutant 'nope'"),
     (["check", "--profile", "1.0"], "unknown profile '1.0'"),
-    (["check", "--mutant", "initial-delay-ends-early", "--profile", "0.10.0"], "applies to profile(s) 3.9"),
+    (["check", "--workers", "0"], "--workers must be at least 1"),
+    (["check", "--mutant", "initial-delay-ends-early", "--profile", "0.10.0"],
+     "applies to profile(s) 2.4.1, 2.7.0, 3.9, not 0.10.0"),
 ])
 def test_bad_usage_exits_2_with_one_sentence(argv: list[str], needle: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2

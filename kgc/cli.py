@@ -18,6 +18,7 @@ from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, ge
 from impl.mutants import UnknownMutantError
 from kgc import check_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
 from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
+from impl.static import StaticRules
 from reports.terminal import format_ms, print_trace
 
 VERSION = "0.1.0"
@@ -143,7 +144,12 @@ def _cmd_profiles(console: Console) -> int:
     for p in profiles:
         switches.add_column(p.name, overflow="fold")
     for name in (f.name for f in dataclasses.fields(Profile)):
-        if name not in ("name", "description"):
+        if name == "static_membership":   # a value of rules (impl/static.py): one row per rule
+            for rule in (f.name for f in dataclasses.fields(StaticRules)):
+                switches.add_row(f"static: {rule}", *(
+                    "no KIP-345" if p.static_membership is None
+                    else _switch_text(p, getattr(p.static_membership, rule)) for p in profiles))
+        elif name not in ("name", "description"):
             switches.add_row(name, *(_switch_text(p, getattr(p, name)) for p in profiles))
     console.print(switches)
     return 0

@@ -133,6 +133,10 @@ def test_profiles_lists_every_release_with_its_switches(capsys: pytest.CaptureFi
     assert rows["max_group_size"] == ["off", "over_capacity", "accept_joining_member", "accept_joining_member"]
     assert rows["delayed_sync"] == ["no", "no", "no", "yes"]
     assert rows["missing_member_heartbeat"] == ["held", "idle", "complete", "complete"]
+    # static membership, one row per rule (SPEC.md §3.1 J5a step 4: KAFKA-9801 2.5.0, KAFKA-10284 2.6.1, KIP-814 3.2)
+    assert rows["static: rejoin_in_stable"] == ["no KIP-345", "answer", "persist", "persist"]
+    assert rows["static: rejoin_in_completing_rebalance"] == ["no KIP-345", "answer", "rebalance", "rebalance"]
+    assert rows["static: skip_assignment"] == ["no KIP-345", "no", "no", "yes"]
 
 
 def test_console_script_runs_as_a_module() -> None:

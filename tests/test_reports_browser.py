@@ -16,7 +16,8 @@ skipping them: a skipped check would let a broken report look green.
 What Chromium prints and these tests ignore (see HARMLESS): the Debian launcher's shell error from
 its /dev/shm size check, D-Bus connection errors (there is no system bus in a container or on CI),
 warnings about the GPU, VA-API and the sandbox (we run with --disable-gpu and --no-sandbox as
-root), and the software compositor's "non-existent mailbox" errors seen when the machine is busy.
+root), the software compositor's "non-existent mailbox" errors and the page-load metrics' "Invalid
+first_paint" timing records seen when the machine is busy.
 Any other ERROR or FATAL line, any console message from the page, and any line that is not
 Chromium's log format fail the test; other WARNING/INFO lines from Chromium's own source files are
 about the browser, not the page, and are tolerated.
@@ -81,6 +82,11 @@ HARMLESS = (
     re.compile(r"^\[[^\]]*:ERROR:gpu/command_buffer/service/shared_image/shared_image_manager\.cc:\d+\] "
                r"SharedImageManager::ProduceMemory: Trying to Produce a Memory representation from a "
                r"non-existent mailbox\.$"),
+    # The browser's page-load metrics bookkeeping: under load the first paint and first meaningful paint can be
+    # timed a millisecond out of order (seen on a busy 2-core box running the suite on two workers). About the
+    # browser's own timing records, not about the page.
+    re.compile(r"^\[[^\]]*:ERROR:components/page_load_metrics/browser/page_load_metrics_update_dispatcher\.cc:\d+\] "
+               r"Invalid first_paint [\d.]+ s for first_meaningful_paint [\d.]+ s$"),
 )
 
 
@@ -104,7 +110,10 @@ def test_the_noise_filter_keeps_page_errors() -> None:
              "not found any devices\n"
              "[30982:31026:1122/101608.670888:ERROR:gpu/command_buffer/service/shared_image/shared_image_manager.cc:"
              "401] SharedImageManager::ProduceMemory: Trying to Produce a Memory representation from a non-existent "
-             "mailbox.\n")
+             "mailbox.\n"
+             "[25232:25232:1124/230045.472093:ERROR:components/page_load_metrics/browser/"
+             "page_load_metrics_update_dispatcher.cc:195] Invalid first_paint 1.081 s for "
+             "first_meaningful_paint 1.08 s\n")
     errors = ('[3552:3552:1122/035545.084317:INFO:CONSOLE:2] "an error", source: file:///p.html (2)\n'
               "[3800:3800:1122/035606.601700:ERROR:components/headless/command_handler/headless_command_handler.cc:"
               "403] Page load failed: net::ERR_FILE_NOT_FOUND\n"

@@ -21,10 +21,10 @@ CALM = Scope(append_mode="deferred", commits=True, leaves=False, group_initial_r
 SCOPES = (CALM, RICH, Scope(commits=True, advance_ms=(1000, 3000)),
           Scope(unload=True, leaves=False, advance_ms=(1000,)))
 #: the profiles added in issue 11 run their mutant cases in the slow tier (the default tier keeps 0.10.0 and 3.9;
-#: bench/mutants.py and tests/test_gate.py show every mutant killed on them)
+#: bench/mutants.py and tests/test_gate_mutants.py show every mutant killed on them)
 NEW_PROFILES = ("2.4.1", "2.7.0")
 #: the one mutant this file's 90 walks do not tell apart on a new profile; the gate's calm walks with an adversarial
-#: client do (tests/test_gate.py, bench/results/mutants-new-profiles-*.json), so it stays in the gate's set
+#: client do (tests/test_gate_mutants.py, bench/results/mutants-new-profiles-*.json), so it stays in the gate's set
 HIDDEN_HERE = pytest.mark.xfail(strict=True, reason="the gate's calm walks find it (seed 6 on 2.4.1); these 90 do not")
 HIDDEN = {("store-callback-ignores-generation", "2.4.1")}
 CASES = [pytest.param(m.name, p, marks=([pytest.mark.slow] if p in NEW_PROFILES else [])

@@ -172,7 +172,7 @@ def test_the_property_is_catalogued_for_every_profile() -> None:
 
 
 #: the profiles added in issue 11 run their mutant cases in the slow tier (the default tier keeps 0.10.0 and 3.9;
-#: bench/mutants.py and tests/test_gate.py show every mutant killed on them)
+#: bench/mutants.py and tests/test_gate_mutants.py show every mutant killed on them)
 NEW_PROFILES = ("2.4.1", "2.7.0")
 MUTANT_CASES = [pytest.param(m.name, p, id=f"{m.name}-{p}", marks=[pytest.mark.slow] if p in NEW_PROFILES else [])
                 for m in all_mutants() for p in m.profiles]

@@ -30,10 +30,10 @@ from tests.property_runs import (CLIENTS, SCOPES, SCRIPT_SCOPE, STALE_APPEND, TW
 
 MUTANTS = all_mutants()
 #: the profiles added in issue 11 run their mutant cases in the slow tier (the default tier keeps 0.10.0 and 3.9;
-#: bench/mutants.py and tests/test_gate.py show every mutant killed on them)
+#: bench/mutants.py and tests/test_gate_mutants.py show every mutant killed on them)
 NEW_PROFILES = ("2.4.1", "2.7.0")
 #: the one mutant this file's hunt does not reach on a new profile; the gate's calm walks with an adversarial client
-#: do, and by this property (tests/test_gate.py slow tier, bench/results/mutants-new-profiles-*.json)
+#: do, and by this property (tests/test_gate_mutants.py slow tier, bench/results/mutants-new-profiles-*.json)
 HIDDEN_HERE = pytest.mark.xfail(strict=True, reason="the gate's calm walks find it (seed 6 on 2.4.1, 8 on 2.7.0); "
                                                     "this hunt does not")
 HIDDEN = {("store-callback-ignores-generation", "2.4.1"), ("store-callback-ignores-generation", "2.7.0")}

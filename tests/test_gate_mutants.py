@@ -1,0 +1,33 @@
+"""`kgc check` kills every seeded mutant by the property it names (apart from tests/test_gate.py so that the
+two files, the suite's longest, run on different test workers)."""
+from __future__ import annotations
+
+import pytest
+
+from harness.replay import replay
+from impl.mutants import all_mutants
+from kgc.gate import run_gate
+
+KILL = 100.0       # seconds of budget per profile (the gate stops at the first counterexample)
+
+
+#: (mutant, profile) whose kill takes the gate 10–50 s on 2.4.1 or 2.7.0 (bench/results/mutants-new-profiles-*.json):
+#: they run in the slow tier; the default tier kills every mutant on 0.10.0 and 3.9 and the others (under 2 s)
+#: on every profile
+SLOW_KILLS = frozenset([(m, p) for p in ("2.4.1", "2.7.0") for m in (
+    "commit-in-completing-rebalance-accepted", "store-callback-ignores-generation")]
+    + [("prepare-keeps-parked-syncs", "2.4.1")])
+CASES = [pytest.param(m.name, p, m.catches, id=f"{m.name}-{p}",
+                      marks=[pytest.mark.slow] if (m.name, p) in SLOW_KILLS else [])
+         for m in all_mutants() for p in m.profiles]
+
+
+@pytest.mark.parametrize("mutant,profile,catches", CASES)
+def test_every_mutant_is_killed_by_the_property_it_names(mutant: str, profile: str, catches: tuple[str, ...]) -> None:
+    result = run_gate(profile, mutant, KILL)
+    assert result.found is not None, f"mutant {mutant} survived the gate on {profile}"
+    assert result.found.violation.property in catches, (result.found.violation.property, result.found.also)
+    trace = result.found.trace
+    assert trace.mutant == mutant and trace.violation is not None
+    if not trace.meta.get("raising_action"):
+        replay(trace)   # the shrunk counterexample re-executes bit for bit

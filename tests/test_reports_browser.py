@@ -16,8 +16,9 @@ skipping them: a skipped check would let a broken report look green.
 What Chromium prints and these tests ignore (see HARMLESS): the Debian launcher's shell error from
 its /dev/shm size check, D-Bus connection errors (there is no system bus in a container or on CI),
 warnings about the GPU, VA-API and the sandbox (we run with --disable-gpu and --no-sandbox as
-root), the software compositor's "non-existent mailbox" errors and the page-load metrics' "Invalid
-first_paint" timing records seen when the machine is busy.
+root), and what Chromium's own plumbing logs when the machine is busy: the software compositor's
+"non-existent mailbox" errors, the page-load metrics' "Invalid first_paint" timing records and a renderer
+message to blink.mojom.FrameWidgetHost rejected by the browser process.
 Any other ERROR or FATAL line, any console message from the page, and any line that is not
 Chromium's log format fail the test; other WARNING/INFO lines from Chromium's own source files are
 about the browser, not the page, and are tolerated.
@@ -87,6 +88,10 @@ HARMLESS = (
     # browser's own timing records, not about the page.
     re.compile(r"^\[[^\]]*:ERROR:components/page_load_metrics/browser/page_load_metrics_update_dispatcher\.cc:\d+\] "
                r"Invalid first_paint [\d.]+ s for first_meaningful_paint [\d.]+ s$"),
+    # The browser process dropping a renderer's late IPC message to its frame widget host (input/visual
+    # properties racing the page's first frames on a loaded box): Chromium's own plumbing, not the page.
+    re.compile(r"^\[[^\]]*:ERROR:mojo/public/cpp/bindings/lib/interface_endpoint_client\.cc:\d+\] "
+               r"Message \d+ rejected by interface blink\.mojom\.FrameWidgetHost$"),
 )
 
 
@@ -113,7 +118,9 @@ def test_the_noise_filter_keeps_page_errors() -> None:
              "mailbox.\n"
              "[25232:25232:1124/230045.472093:ERROR:components/page_load_metrics/browser/"
              "page_load_metrics_update_dispatcher.cc:195] Invalid first_paint 1.081 s for "
-             "first_meaningful_paint 1.08 s\n")
+             "first_meaningful_paint 1.08 s\n"
+             "[30424:30424:1124/232057.727193:ERROR:mojo/public/cpp/bindings/lib/interface_endpoint_client.cc:652] "
+             "Message 1736548692 rejected by interface blink.mojom.FrameWidgetHost\n")
     errors = ('[3552:3552:1122/035545.084317:INFO:CONSOLE:2] "an error", source: file:///p.html (2)\n'
               "[3800:3800:1122/035606.601700:ERROR:components/headless/command_handler/headless_command_handler.cc:"
               "403] Page load failed: net::ERR_FILE_NOT_FOUND\n"

@@ -21,10 +21,6 @@ def excused(finding: str) -> bool:
     return finding not in _UNEXCUSED
 
 
-def unexcused_now() -> frozenset[str]:
-    return frozenset(_UNEXCUSED)
-
-
 @contextmanager
 def unexcused(findings: Iterable[str]) -> Iterator[None]:
     """Check the properties ``findings`` break as if they were undocumented, inside the block."""

@@ -95,3 +95,13 @@ def api_versions(bootstrap: str, timeout_s: float = 2.0) -> dict[int, tuple[int,
     if response.error_code != 0:
         raise ProbeClosed(f"ApiVersions answered error code {response.error_code}")
     return {a.api_key: (a.min_version, a.max_version) for a in response.api_keys}
+
+
+def create_topic(bootstrap: str, name: str, partitions: int, timeout_s: float = 5.0) -> int:
+    """Create ``name`` with ``partitions`` partitions (replication 1) by CreateTopics v4; its error code."""
+    topic = CreateTopicsRequest.CreatableTopic(name=name, num_partitions=partitions, replication_factor=1,
+                                               assignments=[], configs=[])
+    with Probe(bootstrap, timeout_s) as probe:
+        response = probe.call(CreateTopicsRequest[4](topics=[topic], timeout_ms=int(timeout_s * 1000),
+                                                     validate_only=False))
+    return int(response.topics[0].error_code)

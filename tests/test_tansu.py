@@ -15,7 +15,10 @@ import pytest
 
 import wire.tansu as tansu
 from wire.tansu import TANSU_SHA256, TansuBroker, TansuUnavailable, broker_argv, tansu_binary
-from wire.tansu_probe import api_versions
+from kafka.protocol.consumer import JoinGroupRequest
+
+from core.types import Errors
+from wire.tansu_probe import Probe, api_versions, create_topic
 
 GROUP_APIS = {10: "FindCoordinator", 11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
 
@@ -123,6 +126,36 @@ def test_a_broker_that_exits_at_start_up_is_one_sentence_with_its_log_tail() -> 
     message = str(err.value)
     assert message.startswith("tansu exited with status 2 at start-up on 127.0.0.1:")
     assert "--no-such-flag" in message and "\n" not in message
+
+
+def _join(probe: Probe, version: int, member_id: str = "", session_ms: int = 1) -> object:
+    protocol = JoinGroupRequest.JoinGroupRequestProtocol(name="range", metadata=b"")
+    return probe.call(JoinGroupRequest[version](group_id=f"g-v{version}", session_timeout_ms=session_ms,
+                                                rebalance_timeout_ms=1000, member_id=member_id, group_instance_id=None,
+                                                protocol_type="consumer", protocols=[protocol], reason=None))
+
+
+# Two facts of bench/results/tansu-study-2026-11-24.md the conformance driver builds on, pinned so that a new
+# tansu build that changes them fails here first. A 1 ms session keeps them fast: tansu holds a JoinGroup
+# for session/2 and checks no session bounds.
+def test_tansu_answers_member_id_required_even_at_join_group_v0(broker: TansuBroker) -> None:
+    with Probe(broker.bootstrap) as probe:
+        for version in (0, 3, 4):
+            first = _join(probe, version)
+            assert (first.error_code, first.generation_id) == (Errors.MEMBER_ID_REQUIRED, -1), version
+            assert first.member_id.startswith("kgc-probe-")
+
+
+def test_tansu_accepts_a_1_ms_session_and_numbers_the_first_generation_0(broker: TansuBroker) -> None:
+    with Probe(broker.bootstrap) as probe:
+        member_id = _join(probe, 5).member_id
+        joined = _join(probe, 5, member_id)
+    assert (joined.error_code, joined.generation_id, joined.leader) == (Errors.NONE, 0, member_id)
+
+
+def test_create_topic_creates_once(broker: TansuBroker) -> None:
+    assert create_topic(broker.bootstrap, "created-once", 2) == Errors.NONE
+    assert create_topic(broker.bootstrap, "created-once", 2) == 36        # TOPIC_ALREADY_EXISTS
 
 
 def test_the_command_line_never_uses_tansus_0_0_0_0_default() -> None:

@@ -113,8 +113,8 @@ class Member:
     def leave(self, version: int = 0, members: list[tuple[str, str | None]] | None = None) -> dict[str, Any]:
         identity = LeaveGroupRequest.MemberIdentity
         ids = members if members is not None else [(self.member_id, self.instance)]
-        r = self.probe.call(LeaveGroupRequest[version](
-            group_id=self.group, member_id=self.member_id,
+        r = self.probe.call(LeaveGroupRequest[version](      # v0-v2 carry one member id: the first identity's
+            group_id=self.group, member_id=ids[0][0],
             members=[identity(member_id=m, group_instance_id=i, reason=None) for m, i in ids]), timeout_s=10.0)
         out: dict[str, Any] = {"answer": err(r.error_code)}
         if version >= 3:
@@ -217,9 +217,9 @@ def probe_protocols(b: str) -> dict[str, Any]:
         group = f"g-proto-stable-{len(out)}"
         stable = form(b, group, 1)[0]
         m = Member(b, group)
-        first = m.join(wait_s=2.0, **kw)
+        first = m.join(wait_s=20.0, **kw)
         second = m.join(wait_s=15.0, **kw) if first["answer"] == "MEMBER_ID_REQUIRED" else None
-        out[name] = {"first": first["answer"], "second": second,
+        out[name] = {"first": first, "second": second,
                      "existing member's heartbeat after": stable.heartbeat(),
                      "existing member rejoins": stable.join(wait_s=15.0)}
         m.close()
@@ -350,14 +350,21 @@ def probe_static(b: str) -> dict[str, Any]:
 
 
 def probe_rebalance_timeout(b: str) -> dict[str, Any]:
-    """Two members, rebalance timeout 3 s, session 30 s: the leader rejoins, the follower stays silent."""
-    members = form(b, "g-rebalance", 2, session=30000, rebalance=3000)
-    a = next(m for m in members if m.member_id == m.leader)           # a leader's rejoin starts a rebalance
-    silent = next(m for m in members if m is not a)
-    gen = a.generation
-    out: dict[str, Any] = {"generation before": gen}
-    out["rejoin of the leader"] = a.join(wait_s=60.0)
-    out["generation after"] = a.generation
+    """Two members (rebalance timeout 3 s, session 30 s); a third joins; one old member rejoins, the other stays
+    silent (no JoinGroup, no heartbeat): when does the join phase end, and who is in the new generation?"""
+    a, silent = form(b, "g-rebalance", 2, session=30000, rebalance=3000)
+    out: dict[str, Any] = {"generation before": a.generation}
+    n = Member(b, "g-rebalance", session=30000, rebalance=3000)
+    n.join()
+    n_request = n.join_request()
+    t0 = time.monotonic()
+    n.probe.send(n_request)
+    time.sleep(0.3)
+    out["old member's heartbeat after the newcomer's JoinGroup"] = a.heartbeat()
+    a_request = a.join_request()
+    a.probe.send(a_request)
+    out["rejoining old member"] = a.finish_join(a_request, wait_s=60.0, started=t0)
+    out["newcomer"] = n.finish_join(n_request, wait_s=60.0, started=t0)
     out["silent member's heartbeat after"] = silent.heartbeat()
     return out
 

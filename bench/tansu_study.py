@@ -421,13 +421,25 @@ def probe_rejoin_stable(b: str) -> dict[str, Any]:
     return out
 
 
+def probe_sync_hold(b: str) -> dict[str, Any]:
+    """How long a hopeless SyncGroup (wrong generation, Stable) is held per session timeout; a static leader's sync."""
+    out: dict[str, Any] = {}
+    for session, rebalance in ((4000, 10000), (10000, 4000), (20000, 20000)):
+        m = form(b, f"g-hold-{session}-{rebalance}", 1, session=session, rebalance=rebalance)[0]
+        out[f"session {session} rebalance {rebalance}: sync gen+1"] = m.sync(generation=m.generation + 1, wait_s=30)
+    s = Member(b, "g-hold-static", instance="i", session=4000)
+    out["static, session 4000: join"] = s.join(wait_s=20)
+    out["static, session 4000: leader sync"] = s.sync({s.member_id: b"x"})
+    return out
+
+
 PROBES: dict[str, Callable[[str], dict[str, Any]]] = {
     "api_versions": probe_api_versions, "find_coordinator": probe_find_coordinator,
     "join_empty_member_id": probe_join_empty_member_id, "initial_delay": probe_initial_delay,
     "session_bounds": probe_session_bounds, "protocols": probe_protocols, "sync_order": probe_sync_order,
     "generations": probe_generations, "unknown_member": probe_unknown_member, "leave": probe_leave,
     "static": probe_static, "heartbeat_states": probe_heartbeat_states, "rejoin_stable": probe_rejoin_stable,
-    "rebalance_timeout": probe_rebalance_timeout, "session_expiry": probe_session_expiry,
+    "sync_hold": probe_sync_hold, "rebalance_timeout": probe_rebalance_timeout, "session_expiry": probe_session_expiry,
 }
 
 

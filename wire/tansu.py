@@ -103,8 +103,9 @@ def _stop(popen: subprocess.Popen[bytes], grace_s: float) -> int:
 
 class TansuBroker:
     """One tansu broker for the length of a ``with`` block: ``bootstrap`` ("127.0.0.1:PORT"), ``port``,
-    ``pid``, ``log_path`` (its stdout and stderr). ``extra_args`` are appended to the broker's command
-    line; ``env`` adds environment variables (e.g. ``{"RUST_LOG": "debug"}``)."""
+    ``pid``, ``log_path`` (its stdout and stderr: in ``out_dir`` if given, else in a temp dir removed on exit).
+    ``extra_args`` are appended to the broker's command line; ``env`` adds environment variables (e.g.
+    ``{"RUST_LOG": "tansu_broker::coordinator=debug"}``)."""
 
     def __init__(self, out_dir: Path | None = None, extra_args: Sequence[str] = (),
                  env: Mapping[str, str] | None = None, startup_timeout_s: float = STARTUP_TIMEOUT_S,

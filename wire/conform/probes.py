@@ -207,13 +207,14 @@ def leave_in_completing(cfg: BrokerConfig) -> Probe:
     b = Builder(cfg)
     ja = b.join("a", 0)
     jb = b.join("b", 100)
+    b.commit("b", 100, (ja, jb))
     leave = b.leave("b", 100, (ja, jb))
     sync = b.sync("a", 100, leave, leader=True)
     rejoin = b.join("a", 0, sync, new=False)
     b.sync("a", 0, rejoin, leader=True)
-    return b.probe("leave-in-completing-rebalance", "§3.4, §1.3, §3.2 (5)",
-                   "a follower leaving in CompletingRebalance sends the group back to PreparingRebalance: the "
-                   "leader's SyncGroup answers REBALANCE_IN_PROGRESS", cfg.initial_delay_ms + 3000)
+    return b.probe("leave-in-completing-rebalance", "§3.5, §3.4, §1.3, §3.2 (5)",
+                   "in CompletingRebalance a commit answers REBALANCE_IN_PROGRESS; a follower leaving sends the "
+                   "group back to PreparingRebalance: the leader's SyncGroup answers REBALANCE_IN_PROGRESS", cfg.initial_delay_ms + 3000)
 
 
 def leave_unknown(cfg: BrokerConfig) -> Probe:

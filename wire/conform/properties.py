@@ -28,6 +28,14 @@ class PropertyFailure:
 Check = Callable[[Run], list[tuple[str, str]]]
 
 
+def _no_ids(text: str, labels: dict[str, str]) -> str:
+    """Messages name members by their structural labels, never by the broker's ids (stable report bytes)."""
+    for raw, label in sorted(labels.items(), key=lambda kv: -len(kv[0])):
+        if raw:
+            text = text.replace(raw, label)
+    return text
+
+
 def _answered(run: Run) -> list[Exchange]:
     """Exchanges with an answer, in the order the answers arrived (script order breaks ties)."""
     done = [e for e in run.exchanges if e.response is not None and e.answered_ms is not None]
@@ -64,8 +72,8 @@ def one_leader_and_protocol_per_generation(run: Run) -> list[tuple[str, str]]:
         shape = (r["leader"], r["protocol_name"], r["protocol_type"] if e.version >= 7 else None)
         first = seen.setdefault(r["generation_id"], (e.label, shape))
         if first[1][:2] != shape[:2] or (shape[2] is not None and first[1][2] not in (None, shape[2])):
-            bad.append((e.label, f"generation {r['generation_id']} was told leader/protocol {shape[:2]}, "
-                                 f"but {first[0]} was told {first[1][:2]}"))
+            bad.append((e.label, f"generation {r['generation_id']} was told leader {shape[0]} and protocol "
+                                 f"{shape[1]}, but {first[0]} was told leader {first[1][0]} and {first[1][1]}"))
     return bad
 
 
@@ -122,7 +130,7 @@ PROPERTIES: dict[str, tuple[str, Check]] = {
 }
 
 
-def check_run(run: Run) -> list[PropertyFailure]:
-    """Every property failure of one run, property by property in catalog order."""
-    return [PropertyFailure(name, step, message) for name, (_claim, fn) in PROPERTIES.items()
+def check_run(run: Run, labels: dict[str, str] | None = None) -> list[PropertyFailure]:
+    """Every property failure of one run, property by property in catalog order (ids shown by ``labels``)."""
+    return [PropertyFailure(name, step, _no_ids(message, labels or {})) for name, (_claim, fn) in PROPERTIES.items()
             for step, message in fn(run)]

@@ -68,7 +68,7 @@ async def conform_probe(probe: Probe, target: Endpoint, reference: Endpoint, cfg
 def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs: list[Any], attempts: int,
                  unsupported: str | None = None) -> dict[str, Any]:
     """A probe's result as plain data: per step the request, both answers and the classes that differ."""
-    failures = check_run(target) if target is not None else []
+    failures = check_run(target, labeller(target)) if target is not None else []
     if unsupported is not None:
         verdict = "unsupported"
     else:

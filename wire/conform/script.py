@@ -148,7 +148,7 @@ class Builder:
         label = self.send(member, "JoinGroup", version, at, after, member_id=member_id, **fields)
         if handshake and new and member_id == "" and version >= 4 and instance is None:
             self.handshakes[member] = label
-            label = self.send(member, "JoinGroup", version, at, label, member_id=Id(member), **fields)
+            label = self.send(member, "JoinGroup", version, 0, label, member_id=Id(member), **fields)
         return label
 
     def sync(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), leader: bool = False,

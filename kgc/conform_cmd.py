@@ -20,7 +20,7 @@ from rich.table import Table
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
-from wire.conform.probes import PROBES, UnknownProbeError, get_probes
+from wire.conform.probes import UnknownProbeError, get_probes
 from wire.conform.run import Endpoint, result_json, run_all
 from wire.conform.script import BrokerConfig
 from wire.conform.targets import ReferenceServer, TargetError, ensure_topic, parse_bootstrap, preflight
@@ -93,7 +93,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
         if profile not in get_mutant(args.mutant).profiles:
             raise ConformUsageError(f"mutant {args.mutant} applies to profile(s) "
                                     f"{', '.join(get_mutant(args.mutant).profiles)}, not {profile}.")
-    label = f"bootstrap {args.bootstrap}" if target is None else target + (f" (mutant {args.mutant})" if args.mutant else "")
+    mutant = f" (mutant {args.mutant})" if args.mutant else ""
+    label = f"bootstrap {args.bootstrap}" if target is None else target + mutant
     command = "kgc conform " + (f"--bootstrap {args.bootstrap}" if target is None else f"--target {target}")
     out = args.out or DEFAULT_OUT / (target or "bootstrap")
     started = time.monotonic()

@@ -56,8 +56,8 @@ def mermaid(probe: dict[str, Any]) -> str:
         arrow = "--x" if s["differs"] else "-->>"
         lines.append(f"    target{arrow}{s['member']}: {_mermaid_text(answer_text(s['target']))}")
         if s["differs"]:
-            lines.append(f"    Note over target,{s['member']}: {_mermaid_text('Kafka (reference) ' + answer_text(s['reference']))}"
-                         f" ({_mermaid_text(', '.join(s['differs']))})")
+            note = f"Kafka (reference) {answer_text(s['reference'])} ({', '.join(s['differs'])})"
+            lines.append(f"    Note over target,{s['member']}: {_mermaid_text(note)}")
     return "\n".join(lines) + "\n"
 
 

@@ -143,8 +143,8 @@ class LiveSession:
             return world
         if self.group_id is None:
             self.group_id = group_id
-        world = World(self.profile, Scope(group_id=group_id, **self.coordinator), clients=["external"] * len(self._conns),
-                      record=True, mutant=self.mutant)
+        world = World(self.profile, Scope(group_id=group_id, **self.coordinator),
+                      clients=["external"] * len(self._conns), record=True, mutant=self.mutant)
         self.worlds[group_id] = world
         if self._checked is not None:
             self.runners[group_id] = self._checked(world)

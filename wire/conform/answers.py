@@ -149,7 +149,7 @@ def compare(target: Run, reference: Run, window_ms: int) -> list[Difference]:
     """Every difference between the two runs' answers, step by step in script order."""
     tl, rl = labeller(target), labeller(reference)
     diffs: list[Difference] = []
-    for t, r in zip(target.exchanges, reference.exchanges):
+    for t, r in zip(target.exchanges, reference.exchanges, strict=True):
         ta, ra = answer(t, tl), answer(r, rl)
         if ta is None or ra is None:
             if (ta is None) != (ra is None):

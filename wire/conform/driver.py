@@ -61,7 +61,8 @@ class _Memory:
         if api != "JoinGroup":
             return
         mid = response.get("member_id") or ""
-        if mid and response.get("error_code") in (0, 79) and mid not in self.ids.get(member, []):   # NONE, MEMBER_ID_REQUIRED
+        learned = response.get("error_code") in (0, 79)              # NONE, MEMBER_ID_REQUIRED: the broker's choice
+        if mid and learned and mid not in self.ids.get(member, []):
             self.ids.setdefault(member, []).append(mid)
         if response.get("error_code") == 0:
             self.gens[member] = response["generation_id"]

@@ -214,7 +214,8 @@ def leave_in_completing(cfg: BrokerConfig) -> Probe:
     b.sync("a", 0, rejoin, leader=True)
     return b.probe("leave-in-completing-rebalance", "§3.5, §3.4, §1.3, §3.2 (5)",
                    "in CompletingRebalance a commit answers REBALANCE_IN_PROGRESS; a follower leaving sends the "
-                   "group back to PreparingRebalance: the leader's SyncGroup answers REBALANCE_IN_PROGRESS", cfg.initial_delay_ms + 3000)
+                   "group back to PreparingRebalance: the leader's SyncGroup answers REBALANCE_IN_PROGRESS",
+                   cfg.initial_delay_ms + 3000)
 
 
 def leave_unknown(cfg: BrokerConfig) -> Probe:

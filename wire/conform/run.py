@@ -79,7 +79,7 @@ def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs:
         by_step: dict[str, list[str]] = {}
         for d in diffs:
             by_step.setdefault(d.step, []).append(d.cls)
-        for t, r in zip(target.exchanges, reference.exchanges):
+        for t, r in zip(target.exchanges, reference.exchanges, strict=True):
             steps.append({"step": t.label, "member": t.member, "api": t.api, "version": t.version,
                           "request": request_text(r, rl), "target_request": request_text(t, tl),
                           "target": answer(t, tl), "reference": answer(r, rl),

@@ -96,7 +96,8 @@ class TansuBroker:
         deadline = time.monotonic() + START_SECONDS
         while time.monotonic() < deadline:
             if self.proc.poll() is not None:
-                raise TansuUnavailable(f"tansu exited with status {self.proc.returncode} at start (log {self.log.name}).")
+                raise TansuUnavailable(f"tansu exited with status {self.proc.returncode} at start "
+                                       f"(log {self.log.name}).")
             try:
                 socket.create_connection(("127.0.0.1", self.port), timeout=0.5).close()
                 return self

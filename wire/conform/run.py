@@ -92,7 +92,7 @@ def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs:
 
 def _waited(t: Any, r: Any) -> bool:
     """True when either side parked the request (answered a window or more after it was sent)."""
-    return any((lat or 0) >= 250 for lat in (latency(t), latency(r)))
+    return any((lat or 0) >= 100 for lat in (latency(t), latency(r)))
 
 
 async def run_all(probes: list[Probe], target: Endpoint, reference: Endpoint, cfg: BrokerConfig, jobs: int = 4,

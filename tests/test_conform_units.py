@@ -19,8 +19,9 @@ from wire.conform.script import BrokerConfig, Id
 
 def join(label: str, member: str, mid: str, gen: int, leader: str, members: list[str], *, sent: int = 0,
          answered: int = 10, error: int = 0, protocol: str = "range", request_id: str = "") -> Exchange:
+    listed = [dict(member_id=m, group_instance_id=None, metadata="meta") for m in members]
     response = dict(error_code=error, generation_id=gen, protocol_type=None, protocol_name=protocol, leader=leader,
-                    member_id=mid, members=[dict(member_id=m, group_instance_id=None, metadata="meta") for m in members])
+                    member_id=mid, members=listed)
     return Exchange(label, member, "JoinGroup", 5, {"member_id": request_id, "session_timeout_ms": 1000,
                                                      "protocol_type": "consumer", "protocols": (("range", b""),)},
                     sent, answered, response)

@@ -183,6 +183,7 @@ async def run_probe(probe: Probe, host: str, port: int, group: str) -> Run:
     async def member_task(member: str) -> list[str]:
         reader, writer = await asyncio.open_connection(host, port)
         conn = _Connection(reader, writer)
+        outstanding = False                              # a request given up on: a late answer is no stray
         try:
             for step in (s for s in probe.steps if s.member == member):
                 if not await _wait_turn(step, answered, exchanges, start, probe.end_ms, loop):
@@ -196,7 +197,8 @@ async def run_probe(probe: Probe, host: str, port: int, group: str) -> Run:
                         conn.call(step.api, step.version, build_request(step.api, step.version, fields)),
                         max(probe.end_ms - ex.sent_ms, 1) / 1000)
                 except asyncio.TimeoutError:
-                    break                                 # parked past the probe's end: no answer
+                    outstanding = True                    # parked past the probe's end: no answer
+                    break
                 except (asyncio.IncompleteReadError, ConnectionError):
                     ex.closed, ex.answered_ms = True, now()
                     answered[step.label].set()
@@ -205,7 +207,7 @@ async def run_probe(probe: Probe, host: str, port: int, group: str) -> Run:
                 ex.response = response_fields(step.api, response)
                 memory.learn(member, step.api, ex.response)
                 answered[step.label].set()
-            return [member] if await conn.stray() else []
+            return [member] if not outstanding and await conn.stray() else []
         finally:
             conn.close()
 

@@ -93,7 +93,7 @@ def protocol_mismatch(cfg: BrokerConfig) -> Probe:
     syncs = b.stable(("a",))
     b.join("b", 100, syncs["a"], protocol_type="connect", handshake=False)
     b.join("c", 100, syncs["a"], protocols=(("roundrobin", b"meta"),), handshake=False)
-    b.join("d", 0, protocol_type="", handshake=False, version=3)
+    b.join("d", 100, syncs["a"], protocol_type="", handshake=False, version=3)
     b.heartbeat("a", 400)
     return b.probe("protocol-type-and-protocol-mismatch", "§3.6, §3.1 J5a.2",
                    "a joiner with another protocol type or no common protocol gets INCONSISTENT_GROUP_PROTOCOL "

@@ -187,7 +187,10 @@ class Builder:
         return done
 
     def probe(self, name: str, spec: str, claim: str, end_ms: int, **extra: Any) -> Probe:
-        return Probe(name, spec, claim, tuple(self.steps), end_ms, **extra)
+        """The probe; it ends no sooner than D + 3 S + 3 s: Kafka's initial delay alone may last up to the
+        rebalance timeout (§4.5), and a member's requests must not be cut off before the reference answers."""
+        floor = self.cfg.initial_delay_ms + 3 * self.cfg.min_session_ms + 3000
+        return Probe(name, spec, claim, tuple(self.steps), max(end_ms, floor), **extra)
 
 
 ProbeFactory = Callable[[BrokerConfig], Probe]

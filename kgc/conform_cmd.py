@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import secrets
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -20,6 +21,7 @@ from rich.table import Table
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
+from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
 from wire.conform.probes import UnknownProbeError, get_probes
 from wire.conform.run import Endpoint, result_json, run_all
 from wire.conform.script import BrokerConfig
@@ -49,6 +51,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--profile", default="3.9", help="the reference's release profile (default 3.9)")
     p.add_argument("--mutant", help="with --target serve: serve this seeded mutant as the target")
     p.add_argument("--out", type=Path, help=f"report directory (default {DEFAULT_OUT}/TARGET)")
+    p.add_argument("--clients", action="store_true",
+                   help="also run three real kafka-python consumers (join, SIGKILL, leave; ~25 s) against the target "
+                        "and check the client-visible ownership properties")
     p.add_argument("--jobs", type=int, default=4, help="probes run at once, each on its own group (default 4)")
     d = BrokerConfig()
     p.add_argument("--min-session-timeout-ms", type=int, default=d.min_session_ms,
@@ -131,6 +136,8 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
          label: str, console: Console) -> dict[str, Any]:
     versions = preflight(host, port)
     ensure_topic(host, port, versions)
+    if args.clients:
+        ensure_topic(host, port, versions, CLIENT_TOPIC, CLIENT_PARTITIONS)
     reference_versions = supported_versions(profile)
     usable = {k: (max(lo, reference_versions[k][0]), min(hi, reference_versions[k][1]))
               for k, (lo, hi) in versions.items() if k in reference_versions}
@@ -148,7 +155,14 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
     with ReferenceServer(profile, cfg) as reference:
         records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port), cfg,
                                       jobs=args.jobs, versions=usable, progress=progress))
-    return result_json(records, profile, label, cfg)
+    result = result_json(records, profile, label, cfg)
+    if args.clients:
+        console.print("  real clients: 3 kafka-python consumers for 22 s …", highlight=False)
+        result["clients"] = client_run(f"{host}:{port}", f"kgc-conform-clients-{secrets.token_hex(3)}")
+        failed = [name for name, found in result["clients"]["properties"].items() if found]
+        console.print(f"  {'[green]ok[/]' if result['clients']['verdict'] == 'conforms' else '[red]DIVERGES[/]'} "
+                      f"real clients{': ' + ', '.join(failed) if failed else ''}", highlight=False)
+    return result
 
 
 def _finish(result: dict[str, Any], out: Path, command: str, console: Console, seconds: float) -> int:
@@ -158,8 +172,9 @@ def _finish(result: dict[str, Any], out: Path, command: str, console: Console, s
     (out / "report.html").write_text(render_html(result, command), encoding="utf-8")
     (out / "junit.xml").write_text(junit_xml(result), encoding="utf-8")
     s = result["summary"]
-    verdict = "[green]conforms[/]" if s["diverges"] == 0 else "[bold red]diverges[/]"
+    clients_bad = result.get("clients", {}).get("verdict") == "diverges"
+    verdict = "[green]conforms[/]" if s["diverges"] == 0 and not clients_bad else "[bold red]diverges[/]"
     console.print(f"kgc conform: {result['target']} {verdict}: {s['conforms']} probe(s) conform, {s['diverges']} "
                   f"diverge, {s['unsupported']} unsupported ({seconds:.0f} s); reports in {out}: conform.json, "
                   "report.md, report.html, junit.xml", highlight=False)
-    return 1 if s["diverges"] else 0
+    return 1 if s["diverges"] or clients_bad else 0

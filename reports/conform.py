@@ -75,6 +75,7 @@ def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str
     for p in result["probes"]:
         classes = sorted({d["class"] for d in p["differences"]} | ({"property"} if p["property_failures"] else set()))
         out.append(f"| {p['probe']} | {_cell(p['spec'])} | {p['verdict']} | {', '.join(classes) or '-'} |")
+    out += _clients_markdown(result.get("clients"))
     for p in result["probes"]:
         out += ["", f"## {p['probe']} — {p['verdict']}", "", f"*{p['claim']}* ({p['spec']})"]
         if p["needs"]:
@@ -94,6 +95,18 @@ def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str
         if p["verdict"] == "diverges":
             out += ["", "```mermaid", mermaid(p).rstrip(), "```"]
     return "\n".join(out) + "\n"
+
+
+def _clients_markdown(clients: dict[str, Any] | None) -> list[str]:
+    """The real-client run (with --clients; its messages carry measured times, so they vary between runs)."""
+    if not clients:
+        return []
+    out = ["", f"## Real clients — {clients['verdict']}", "", "; ".join(clients["consumers"]) + ".", ""]
+    for name, found in clients["properties"].items():
+        out.append(f"- {name}: " + ("holds" if not found else "FAILS — " + "; ".join(found[:3])))
+    if clients["errors"]:
+        out.append("- client errors: " + "; ".join(clients["errors"][:5]))
+    return out
 
 
 def sequence_svg(probe: dict[str, Any]) -> str:
@@ -134,6 +147,11 @@ def render_html(result: dict[str, Any], command: str = "kgc conform") -> str:
     body += [f"<tr><td>{escape(p['probe'])}</td><td>{escape(p['spec'])}</td><td>{escape(p['verdict'])}</td></tr>"
              for p in result["probes"]]
     body.append("</table>")
+    clients = result.get("clients")
+    if clients:
+        body.append(f"<h2>Real clients — {escape(clients['verdict'])}</h2><ul>" + "".join(
+            f"<li>{escape(n)}: {'holds' if not f else 'FAILS — ' + escape('; '.join(f[:3]))}</li>"
+            for n, f in clients["properties"].items()) + "</ul>")
     for p in result["probes"]:
         body.append(f"<h2>{escape(p['probe'])} — {escape(p['verdict'])}</h2><p class=\"claim\">{escape(p['claim'])} "
                     f"({escape(p['spec'])})</p><p>Reproduce: <code>{escape(command)} --probe {escape(p['probe'])}"
@@ -174,7 +192,11 @@ def junit_xml(result: dict[str, Any]) -> str:
         else:
             case += "/>"
         cases.append(case)
-    failures = sum(p["verdict"] == "diverges" for p in result["probes"])
+    for prop, found in (result.get("clients") or {}).get("properties", {}).items():
+        case = f"  <testcase classname={quoteattr(name + '.clients')} name={quoteattr(prop)}"
+        cases.append(case + (f">\n    <failure message={quoteattr(found[0][:300])}>{escape(chr(10).join(found))}"
+                             "</failure>\n  </testcase>" if found else "/>"))
+    failures = sum(c.count("<failure") for c in cases)
     skipped = sum(p["verdict"] == "unsupported" for p in result["probes"])
     return (f'<?xml version="1.0" encoding="utf-8"?>\n<testsuite name={quoteattr(name)} tests="{len(cases)}" '
             f'failures="{failures}" skipped="{skipped}">\n' + "\n".join(cases) + "\n</testsuite>\n")

@@ -19,6 +19,7 @@ from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
 from kafka.protocol.schemas.fields.codecs import Int32
 
 from wire.codec import encode_request
+from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC
 from wire.conform.script import TOPIC, BrokerConfig
 from wire.server import ServerThread
 from wire.session import LiveSession
@@ -35,7 +36,8 @@ class ReferenceServer:
 
     def __init__(self, profile: str, cfg: BrokerConfig, mutant: str | None = None) -> None:
         session = LiveSession(profile, mutant=mutant, coordinator=cfg.overrides())
-        self.thread = ServerThread(session, {TOPIC: 1}, port=0, profile=profile)
+        topics = {TOPIC: 1, CLIENT_TOPIC: CLIENT_PARTITIONS}
+        self.thread = ServerThread(session, topics, port=0, profile=profile)
         self.host, self.port = "127.0.0.1", self.thread.port
 
     @property
@@ -105,13 +107,14 @@ def preflight(host: str, port: int) -> dict[int, tuple[int, int]]:
     return versions
 
 
-def ensure_topic(host: str, port: int, versions: dict[int, tuple[int, int]]) -> None:
-    """Create the probes' topic on a target that offers CreateTopics (an existing one is fine)."""
+def ensure_topic(host: str, port: int, versions: dict[int, tuple[int, int]], name: str = TOPIC,
+                 partitions: int = 1) -> None:
+    """Create a topic the probes or clients use on a target that offers CreateTopics (an existing one is fine)."""
     key = int(ApiKey.CreateTopics)
     if key not in versions:
         return
     version = min(versions[key][1], 4)
-    topic = CreateTopicsRequest.CreatableTopic(name=TOPIC, num_partitions=1, replication_factor=1,
+    topic = CreateTopicsRequest.CreatableTopic(name=name, num_partitions=partitions, replication_factor=1,
                                                assignments=[], configs=[])
     request = CreateTopicsRequest[version](topics=[topic], timeout_ms=5000, validate_only=False)
     try:

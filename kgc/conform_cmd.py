@@ -62,6 +62,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
                    help=f"the target's group.max.session.timeout.ms (default {d.max_session_ms})")
     p.add_argument("--initial-delay-ms", type=int, default=d.initial_delay_ms,
                    help=f"the target's group.initial.rebalance.delay.ms (default {d.initial_delay_ms})")
+    p.add_argument("--group-max-size", type=int, metavar="N",
+                   help="the target's group.max.size, if set (default: Kafka's, unbounded; the group-max-size "
+                        "probe runs only with N ≤ 5)")
 
 
 def _config(args: argparse.Namespace) -> BrokerConfig:
@@ -71,7 +74,10 @@ def _config(args: argparse.Namespace) -> BrokerConfig:
         raise ConformUsageError(f"--initial-delay-ms must not be negative, got {args.initial_delay_ms}.")
     if args.jobs < 1:
         raise ConformUsageError(f"--jobs must be at least 1, got {args.jobs}.")
-    return BrokerConfig(args.min_session_timeout_ms, args.max_session_timeout_ms, args.initial_delay_ms)
+    if args.group_max_size is not None and args.group_max_size < 1:
+        raise ConformUsageError(f"--group-max-size must be at least 1, got {args.group_max_size}.")
+    return BrokerConfig(args.min_session_timeout_ms, args.max_session_timeout_ms, args.initial_delay_ms,
+                        args.group_max_size)
 
 
 def _list(console: Console) -> int:

@@ -30,9 +30,9 @@ def diffs(result: dict[str, Any]) -> list[tuple[str, str, str, Any, Any]]:
 
 
 def test_the_control_serve_against_itself_is_clean_on_3_9(tmp_path: Path) -> None:
-    code, result = conform(tmp_path, "--target", "serve")
+    code, result = conform(tmp_path, "--target", "serve", "--group-max-size", "2")
     assert code == 0
-    assert result["profile"] == "3.9" and len(result["probes"]) == len(PROBES) == 21
+    assert result["profile"] == "3.9" and len(result["probes"]) == len(PROBES) == 22
     assert [p["probe"] for p in result["probes"] if p["verdict"] != "conforms"] == []
     assert all(not p["property_failures"] for p in result["probes"])
     # the reference's own answers, as SPEC.md states them
@@ -43,6 +43,14 @@ def test_the_control_serve_against_itself_is_clean_on_3_9(tmp_path: Path) -> Non
     assert steps["a.SyncGroup.1"]["error"] == "REBALANCE_IN_PROGRESS"              # §3.2 (5) PreparingRebalance
     assert steps["a.JoinGroup.3"]["generation"] == 2 and steps["a.JoinGroup.3"]["members"] == ["a:meta", "b:meta"]
     assert steps["b.SyncGroup.1"] == {"error": "NONE", "assignment": "asg:b"}      # the leader's assignment for b
+    full = {s["step"]: s["reference"] for p in result["probes"] if p["probe"] == "group-max-size" for s in p["steps"]}
+    assert full["x.JoinGroup.1"]["error"] == "GROUP_MAX_SIZE_REACHED"             # §3.1 J4: 2 members, max 2
+
+
+def test_a_probe_that_needs_a_setting_the_target_lacks_is_unsupported_not_failed(tmp_path: Path) -> None:
+    code, result = conform(tmp_path, "--target", "serve", "--probe", "group-max-size")
+    assert code == 0
+    assert result["probes"][0]["verdict"] == "unsupported" and "group.max.size" in result["probes"][0]["unsupported"]
 
 
 @pytest.mark.parametrize("mutant, probe, expected", [
@@ -128,3 +136,13 @@ def test_tansu_diverges_where_spec_md_says_kafka_answers_otherwise(tmp_path: Pat
     assert ("b.OffsetCommit.1", "error-code", "error", "NONE", "REBALANCE_IN_PROGRESS") in found
     # §3.1 J5b.4 / §3.3: after a static restart the old member id is fenced
     assert ("a.Heartbeat.1", "error-code", "error", "NONE", "FENCED_INSTANCE_ID") in found
+
+
+@pytest.mark.slow
+def test_real_clients_against_the_control_keep_every_ownership_property(tmp_path: Path) -> None:
+    code, result = conform(tmp_path, "--target", "serve", "--clients", "--probe", "leave-in-stable")
+    assert code == 0
+    assert result["clients"]["verdict"] == "conforms" and result["clients"]["assigned"] == ["c0", "c1", "c2"]
+    assert result["clients"]["properties"] == {"no-partition-owned-by-two-live-consumers": [],
+                                               "no-partition-unowned-beyond-bound-after-stable": [],
+                                               "every-live-consumer-ends-assigned": []}

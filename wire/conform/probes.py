@@ -1,4 +1,4 @@
-"""The conformance probe library: seed scenarios that make sense on the wire, and edge probes.
+"""The conformance probe library (22 probes): seed scenarios that make sense on the wire, and edge probes.
 
 Each probe is a function of the broker configuration (its timers are the configured minimum session
 timeout S and initial delay D, so a test can run them with small values) returning a ``Probe`` that
@@ -302,6 +302,19 @@ def static_leave(cfg: BrokerConfig) -> Probe:
                    cfg.initial_delay_ms + 3000)
 
 
+def group_max_size(cfg: BrokerConfig) -> Probe:
+    b = Builder(cfg)
+    names = tuple(f"m{i}" for i in range(1, (cfg.max_size or 2) + 1))
+    syncs = b.stable(names)
+    extra = b.join("x", 200, tuple(syncs.values()), handshake=False)
+    b.heartbeat("m1", 100, extra)
+    skip = "" if cfg.max_size is not None and cfg.max_size <= 5 else (
+        "needs the target's group.max.size (--group-max-size N, N ≤ 5); Kafka's default is unbounded")
+    return b.probe("group-max-size", "§3.1 J4 (KAFKA-9885, 2.6+)",
+                   "a new member joining a full Stable group gets GROUP_MAX_SIZE_REACHED; the group is unaffected",
+                   cfg.initial_delay_ms + 3000, needs="group.max.size", skip=skip)
+
+
 PROBES: dict[str, ProbeFactory] = {
     "first-join-waits-the-initial-delay": first_join,
     "three-members-one-rebalance": three_members_one_rebalance,
@@ -324,6 +337,7 @@ PROBES: dict[str, ProbeFactory] = {
     "static-member-rejoin": static_rejoin,
     "static-fencing-of-the-old-id": static_fencing,
     "static-leave-by-instance-id": static_leave,
+    "group-max-size": group_max_size,
 }
 
 

@@ -53,7 +53,7 @@ async def _attempt(probe: Probe, target: Endpoint, reference: Endpoint, token: s
 async def conform_probe(probe: Probe, target: Endpoint, reference: Endpoint, cfg: BrokerConfig, token: str,
                         versions: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
     """One probe's result record (see ``probe_record``)."""
-    reason = unsupported(probe, versions)
+    reason = probe.skip or unsupported(probe, versions)
     if reason is not None:
         return probe_record(probe, None, None, [], attempts=0, unsupported=reason)
     t, r = await _attempt(probe, target, reference, token, 1)

@@ -107,6 +107,7 @@ class Probe:
     timing: bool = False                # timing-sensitive: a timing-only difference is retried once
     needs: str = ""                     # the broker settings the expected answers depend on
     seed: str = ""                      # the seed scenario it puts on the wire, if any
+    skip: str = ""                      # why it cannot run with this configuration ("" = it can)
 
 
 @dataclass

@@ -64,7 +64,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
                    help=f"the target's group.initial.rebalance.delay.ms (default {d.initial_delay_ms})")
     p.add_argument("--group-max-size", type=int, metavar="N",
                    help="the target's group.max.size, if set (default: Kafka's, unbounded; the group-max-size "
-                        "probe runs only with N ≤ 5)")
+                        "probe runs only with 3 ≤ N ≤ 5, as other probes form groups of 3)")
 
 
 def _config(args: argparse.Namespace) -> BrokerConfig:
@@ -154,7 +154,7 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
         classes = sorted({d["class"] for d in record["differences"]})
         classes += ["property"] if record["property_failures"] else []
         mark = {"conforms": "[green]ok[/]", "diverges": "[red]DIVERGES[/]", "unsupported": "[yellow]unsupported[/]"}
-        retry = " (retried once: timing)" if record["attempts"] == 2 else ""
+        retry = " (second attempt)" if record["attempts"] == 2 else ""
         console.print(f"  {mark[record['verdict']]} {record['probe']}"
                       + (f": {', '.join(classes)}" if classes else "") + retry, highlight=False)
 

@@ -1,8 +1,9 @@
 """`kgc conform` against `kgc serve`: the control is clean, seeded mutants give each difference class.
 
-Probes run with small timers (group.min.session.timeout.ms 1000, initial delay 300 ms), the target being
+Probes run with small timers (group.min.session.timeout.ms 2000, initial delay 600 ms), the target being
 the reference or a seeded mutant behind the same server. Expected values come from SPEC.md, never from
-the code under test.
+the code under test. (1 s / 300 ms timers were flaky with two test workers on two cores: a member's
+session ended a few ms either side of its LeaveGroup.)
 """
 from __future__ import annotations
 
@@ -15,12 +16,13 @@ import pytest
 from kgc.cli import main
 from wire.conform.probes import PROBES
 
-FAST = ["--min-session-timeout-ms", "1000", "--initial-delay-ms", "300", "--jobs", "8"]
+FAST = ["--min-session-timeout-ms", "2000", "--initial-delay-ms", "600", "--jobs", "8"]
+SHORT = ["--min-session-timeout-ms", "1000", "--initial-delay-ms", "300"]     # one probe whose verdict has slack
 
 
-def conform(tmp_path: Path, *argv: str) -> tuple[int, dict[str, Any]]:
+def conform(tmp_path: Path, *argv: str, timers: list[str] = FAST) -> tuple[int, dict[str, Any]]:
     out = tmp_path / "out"
-    code = main(["conform", *argv, *FAST, "--out", str(out)])
+    code = main(["conform", *argv, *timers, "--out", str(out)])
     return code, json.loads((out / "conform.json").read_text(encoding="utf-8"))
 
 
@@ -30,7 +32,7 @@ def diffs(result: dict[str, Any]) -> list[tuple[str, str, str, Any, Any]]:
 
 
 def test_the_control_serve_against_itself_is_clean_on_3_9(tmp_path: Path) -> None:
-    code, result = conform(tmp_path, "--target", "serve", "--group-max-size", "2")
+    code, result = conform(tmp_path, "--target", "serve", "--group-max-size", "3")
     assert code == 0
     assert result["profile"] == "3.9" and len(result["probes"]) == len(PROBES) == 22
     assert [p["probe"] for p in result["probes"] if p["verdict"] != "conforms"] == []
@@ -44,7 +46,7 @@ def test_the_control_serve_against_itself_is_clean_on_3_9(tmp_path: Path) -> Non
     assert steps["a.JoinGroup.3"]["generation"] == 2 and steps["a.JoinGroup.3"]["members"] == ["a:meta", "b:meta"]
     assert steps["b.SyncGroup.1"] == {"error": "NONE", "assignment": "asg:b"}      # the leader's assignment for b
     full = {s["step"]: s["reference"] for p in result["probes"] if p["probe"] == "group-max-size" for s in p["steps"]}
-    assert full["x.JoinGroup.1"]["error"] == "GROUP_MAX_SIZE_REACHED"             # §3.1 J4: 2 members, max 2
+    assert full["x.JoinGroup.1"]["error"] == "GROUP_MAX_SIZE_REACHED"             # §3.1 J4: 3 members, max 3
 
 
 def test_a_probe_that_needs_a_setting_the_target_lacks_is_unsupported_not_failed(tmp_path: Path) -> None:
@@ -72,7 +74,7 @@ def test_a_mutant_gives_exactly_its_difference(tmp_path: Path, mutant: str, prob
 def test_a_member_kept_past_the_join_phase_is_a_membership_difference(tmp_path: Path) -> None:
     # §4.4: the members that did not rejoin are removed when the join phase completes (b never rejoins)
     code, result = conform(tmp_path, "--target", "serve", "--mutant", "non-rejoined-members-kept",
-                           "--probe", "member-never-rejoins")
+                           "--probe", "member-never-rejoins", timers=SHORT)
     assert code == 1
     found = diffs(result)
     assert ("a.JoinGroup.3", "membership", "members", ["a:meta", "b:meta", "c:meta"], ["a:meta", "c:meta"]) in found
@@ -80,7 +82,7 @@ def test_a_member_kept_past_the_join_phase_is_a_membership_difference(tmp_path: 
 
 def test_a_join_phase_left_to_its_timeout_is_a_timing_difference_retried_once(tmp_path: Path) -> None:
     # §3.4: the last member that has not rejoined leaving completes the join phase at once; the mutant waits
-    # for the rebalance timeout (1 s). Timing-only, so the probe ran twice.
+    # for the rebalance timeout (2 s). A divergent probe runs twice; the second attempt is the verdict.
     code, result = conform(tmp_path, "--target", "serve", "--mutant", "leave-does-not-recheck-join",
                            "--probe", "leave-in-preparing-rebalance")
     assert code == 1
@@ -89,7 +91,7 @@ def test_a_join_phase_left_to_its_timeout_is_a_timing_difference_retried_once(tm
     assert {d["class"] for d in probe["differences"]} == {"timing"}
     late = {d["step"]: d for d in probe["differences"]}
     assert late["a.JoinGroup.3"]["field"] == "latency_ms"
-    assert late["a.JoinGroup.3"]["target"] >= 800 and late["a.JoinGroup.3"]["reference"] <= 600
+    assert late["a.JoinGroup.3"]["target"] >= 1500 and late["a.JoinGroup.3"]["reference"] <= 1000
 
 
 def test_a_target_that_closes_the_connection_is_a_closed_difference(tmp_path: Path) -> None:

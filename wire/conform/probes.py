@@ -151,8 +151,8 @@ def member_never_rejoins(cfg: BrokerConfig) -> Probe:
     hs = b.handshakes["c"]
     hb = b.heartbeat("a", 200, hs)
     rejoin = b.join("a", 0, hb, new=False, session=2 * s, rebalance=s)
-    for k in range(5):
-        b.heartbeat("b", s // 6 if k == 0 else s // 3, hs)
+    for k in range(4):                # at S/4, 3S/4, 5S/4, 7S/4 after c's handshake: S/4 from the S boundary
+        b.heartbeat("b", s // 4 if k == 0 else s // 2, hs)
     leader = b.sync("a", 0, ("c.JoinGroup.2", rejoin), leader=True)
     b.sync("c", 0, leader)
     return b.probe("member-never-rejoins", "§4.4, §4.9, §3.3",
@@ -191,10 +191,10 @@ def leave_in_stable(cfg: BrokerConfig) -> Probe:
 def leave_in_preparing(cfg: BrokerConfig) -> Probe:
     s = cfg.min_session_ms
     b = Builder(cfg)
-    syncs = b.stable(("a", "b"))
-    b.join("c", 200, tuple(syncs.values()))
+    syncs = b.stable(("a", "b"), session=2 * s, rebalance=s)        # b must not expire before it leaves
+    b.join("c", 200, tuple(syncs.values()), session=2 * s, rebalance=s)
     hb = b.heartbeat("a", 200, b.handshakes["c"])
-    rejoin = b.join("a", 0, hb, new=False)
+    rejoin = b.join("a", 0, hb, new=False, session=2 * s, rebalance=s)
     b.leave("b", 400, hb)
     leader = b.sync("a", 0, ("c.JoinGroup.2", rejoin), leader=True)
     b.sync("c", 0, leader)
@@ -308,8 +308,8 @@ def group_max_size(cfg: BrokerConfig) -> Probe:
     syncs = b.stable(names)
     extra = b.join("x", 200, tuple(syncs.values()), handshake=False)
     b.heartbeat("m1", 100, extra)
-    skip = "" if cfg.max_size is not None and cfg.max_size <= 5 else (
-        "needs the target's group.max.size (--group-max-size N, N ≤ 5); Kafka's default is unbounded")
+    skip = "" if cfg.max_size is not None and 3 <= cfg.max_size <= 5 else (
+        "needs the target's group.max.size (--group-max-size N, 3 ≤ N ≤ 5); Kafka's default is unbounded")
     return b.probe("group-max-size", "§3.1 J4 (KAFKA-9885, 2.6+)",
                    "a new member joining a full Stable group gets GROUP_MAX_SIZE_REACHED; the group is unaffected",
                    cfg.initial_delay_ms + 3000, needs="group.max.size", skip=skip)

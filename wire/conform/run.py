@@ -3,9 +3,10 @@
 Per probe the same script runs, concurrently and on the same real-time line, against the target and
 against the reference (wire/conform/targets.py ``ReferenceServer``); the answers are compared field
 by field (wire/conform/answers.py) and the target's exchanges checked by the response-level
-properties (wire/conform/properties.py). A timing-sensitive probe whose only differences are
-``timing`` runs once more and the second attempt is the verdict. The result is plain JSON-able data
-(schema ``kgc-conform/1``) with no wall-clock time in it, so equal answers give equal reports.
+properties (wire/conform/properties.py). A divergent probe (a timing-only difference included) runs
+once more and the second attempt is the verdict; the record says how many attempts were made. The
+result is plain JSON-able data (schema ``kgc-conform/1``) with no wall-clock time in it, so equal
+answers give equal reports.
 """
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from typing import Any, Callable
 
 from kafka.protocol.api_key import ApiKey
 
-from wire.conform.answers import answer, compare, labeller, latency, request_text
+from wire.conform.answers import answer, compare, labeller, request_text
 from wire.conform.driver import Run, run_probe
 from wire.conform.probes import get_probes
 from wire.conform.properties import PROPERTIES, check_run
@@ -59,7 +60,9 @@ async def conform_probe(probe: Probe, target: Endpoint, reference: Endpoint, cfg
     t, r = await _attempt(probe, target, reference, token, 1)
     diffs = compare(t, r, cfg.window_ms)
     attempts = 1
-    if probe.timing and diffs and all(d.cls == "timing" for d in diffs):
+    if diffs or check_run(t):
+        # real time makes single answers racy (a member's session may end a few ms either side of a request
+        # on a loaded machine), so a divergent probe runs once more and the second attempt is the verdict
         t, r = await _attempt(probe, target, reference, token, 2)
         diffs, attempts = compare(t, r, cfg.window_ms), 2
     return probe_record(probe, t, r, diffs, attempts)
@@ -83,16 +86,11 @@ def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs:
             steps.append({"step": t.label, "member": t.member, "api": t.api, "version": t.version,
                           "request": request_text(r, rl), "target_request": request_text(t, tl),
                           "target": answer(t, tl), "reference": answer(r, rl),
-                          "waited": _waited(t, r), "differs": sorted(set(by_step.get(t.label, [])))})
+                          "differs": sorted(set(by_step.get(t.label, [])))})
     return {"probe": probe.name, "spec": probe.spec, "claim": probe.claim, "needs": probe.needs,
             "seed": probe.seed, "timing_sensitive": probe.timing, "verdict": verdict, "attempts": attempts,
             "unsupported": unsupported, "differences": [d.to_json() for d in diffs],
             "property_failures": [f.to_json() for f in failures], "steps": steps}
-
-
-def _waited(t: Any, r: Any) -> bool:
-    """True when either side parked the request (answered a window or more after it was sent)."""
-    return any((lat or 0) >= 100 for lat in (latency(t), latency(r)))
 
 
 async def run_all(probes: list[Probe], target: Endpoint, reference: Endpoint, cfg: BrokerConfig, jobs: int = 4,

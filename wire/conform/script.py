@@ -28,7 +28,7 @@ class BrokerConfig:
     @property
     def window_ms(self) -> int:
         """How far a target's answer latency may stray from the reference's and still be on time."""
-        return max(250, self.min_session_ms // 10)
+        return max(500, self.min_session_ms // 10)
 
     def overrides(self) -> dict[str, int]:
         """The reference coordinator's CoordinatorConfig settings for this config."""

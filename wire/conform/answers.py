@@ -131,7 +131,7 @@ def request_text(ex: Exchange, labels: dict[str, str]) -> str:
     if ex.api == "LeaveGroup" and ex.version >= 3:
         parts.append("members=" + ",".join(f"{_id_text(m, labels)}/{i}" for m, i in f["members"]))
     if ex.api == "SyncGroup" and f.get("assignments"):
-        parts.append("assignments=" + ",".join(labels.get(str(m), m) for m, _ in f["assignments"]))
+        parts.append("assignments=" + ",".join(sorted(labels.get(str(m), m) for m, _ in f["assignments"])))
     return f"{ex.api} v{ex.version} " + " ".join(parts)
 
 
@@ -170,5 +170,6 @@ def compare(target: Run, reference: Run, window_ms: int) -> list[Difference]:
 
 
 def _round(ms: int) -> int:
-    """Latencies in reports are rounded to 100 ms so that equal answers give equal report bytes."""
-    return int(round(ms / 100.0)) * 100
+    """Latencies in reports are rounded to 500 ms (the smallest timing window) so that equal answers give
+    equal report bytes: timers fire at multiples of seconds, while the wire adds a few jittery ms."""
+    return int(round(ms / 500.0)) * 500

@@ -18,9 +18,12 @@ def first_join(cfg: BrokerConfig) -> Probe:
     b.stable(("a",))
     b.heartbeat("a", 100)
     b.leave("a", 100)
+    b.leave("a", 100)                   # the group is Empty now: the member is unknown
+    b.heartbeat("a", 100)
     return b.probe("first-join-waits-the-initial-delay", "§3.1 J5a.5, §4.5, §3.2, §3.3, §3.4",
                    "a lone member gets MEMBER_ID_REQUIRED, then generation 1 after the initial delay, its "
-                   "assignment, heartbeats and leaves", cfg.initial_delay_ms + 3000, timing=True,
+                   "assignment, heartbeats and leaves; in the Empty group it left, a second leave and a "
+                   "heartbeat are UNKNOWN_MEMBER_ID", cfg.initial_delay_ms + 3000, timing=True,
                    needs="group.initial.rebalance.delay.ms", seed="first-join-completes-at-once")
 
 

@@ -181,7 +181,13 @@ async def run_probe(probe: Probe, host: str, port: int, group: str) -> Run:
         return int((loop.time() - start) * 1000)
 
     async def member_task(member: str) -> list[str]:
-        reader, writer = await asyncio.open_connection(host, port)
+        try:
+            reader, writer = await asyncio.open_connection(host, port)
+        except OSError:                                  # the broker went away mid-run: the member gets nothing
+            first = next(s for s in probe.steps if s.member == member)
+            exchanges[first.label].closed, exchanges[first.label].answered_ms = True, now()
+            answered[first.label].set()
+            return []
         conn = _Connection(reader, writer)
         outstanding = False                              # a request given up on: a late answer is no stray
         try:

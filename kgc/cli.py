@@ -16,7 +16,7 @@ from core.types import Errors, GroupState
 from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
-from kgc import check_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
+from kgc import check_cmd, conform_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
 from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
 from impl.static import StaticRules
 from reports.terminal import format_ms, print_trace
@@ -55,6 +55,7 @@ def _parser() -> argparse.ArgumentParser:
     prove_cmd.add_parser(sub)
     explore_cmd.add_parser(sub)
     serve_cmd.add_parser(sub)
+    conform_cmd.add_parser(sub)
     return p
 
 
@@ -195,11 +196,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             return explore_cmd.run(args, console)
         if args.command == "serve":
             return serve_cmd.run(args, console)
+        if args.command == "conform":
+            return conform_cmd.run(args, console)
         parser.print_help()
         return 2
     except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
             check_cmd.CheckUsageError, findings_cmd.FindingsUsageError, prove_cmd.ProveUsageError,
-            explore_cmd.ExploreUsageError, serve_cmd.ServeUsageError) as exc:
+            explore_cmd.ExploreUsageError, serve_cmd.ServeUsageError, conform_cmd.ConformUsageError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")
         return 2
     except ScenarioError as exc:

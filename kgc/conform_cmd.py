@@ -151,7 +151,8 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
         classes = sorted({d["class"] for d in record["differences"]})
         classes += ["property"] if record["property_failures"] else []
         mark = {"conforms": "[green]ok[/]", "diverges": "[red]DIVERGES[/]", "unsupported": "[yellow]unsupported[/]"}
-        retry = " (second attempt)" if record["attempts"] == 2 else ""
+        retry = " (in both attempts)" if record["attempts"] == 2 and record["differences"] else ""
+        retry += f"; {len(record['unconfirmed'])} seen once only" if record.get("unconfirmed") else ""
         console.print(f"  {mark[record['verdict']]} {record['probe']}"
                       + (f": {', '.join(classes)}" if classes else "") + retry, highlight=False)
 

@@ -83,6 +83,8 @@ def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str
         if p["seed"]:
             out.append(f"Seed scenario: {p['seed']}.")
         out.append(f"Reproduce: `{command} --probe {p['probe']}`")
+        if p.get("attempts") == 2:
+            out.append(_attempts_text(p))
         if p["unsupported"]:
             out += ["", f"Not run: {p['unsupported']}."]
             continue
@@ -95,6 +97,14 @@ def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str
         if p["verdict"] == "diverges":
             out += ["", "```mermaid", mermaid(p).rstrip(), "```"]
     return "\n".join(out) + "\n"
+
+
+def _attempts_text(p: dict[str, Any]) -> str:
+    """A divergent probe ran twice; only differences both attempts showed count (wire/conform/run.py)."""
+    text = "Run twice: the differences below showed in both attempts (the answers shown are the second's)."
+    if p.get("unconfirmed"):
+        text += " Seen in one attempt only, not counted: " + ", ".join(p["unconfirmed"]) + "."
+    return text
 
 
 def _clients_markdown(clients: dict[str, Any] | None) -> list[str]:
@@ -155,7 +165,7 @@ def render_html(result: dict[str, Any], command: str = "kgc conform") -> str:
     for p in result["probes"]:
         body.append(f"<h2>{escape(p['probe'])} — {escape(p['verdict'])}</h2><p class=\"claim\">{escape(p['claim'])} "
                     f"({escape(p['spec'])})</p><p>Reproduce: <code>{escape(command)} --probe {escape(p['probe'])}"
-                    "</code></p>")
+                    "</code></p>" + (f"<p>{escape(_attempts_text(p))}</p>" if p.get("attempts") == 2 else ""))
         if p["unsupported"]:
             body.append(f"<p>Not run: {escape(p['unsupported'])}.</p>")
             continue

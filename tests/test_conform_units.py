@@ -191,3 +191,35 @@ def test_list_shows_every_probe(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["conform", "--list"]) == 0
     out = capsys.readouterr().out
     assert all(name[:20] in out for name in PROBES)
+
+
+# --- the second attempt ------------------------------------------------------------------------
+
+def test_a_difference_counts_only_when_both_attempts_show_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Attempt 1: b's heartbeat is wrong; attempt 2: a's join answer is 5 s late. Neither reproduced, so the
+    probe conforms and both are listed as unconfirmed; a difference in both attempts is reported."""
+    import asyncio
+
+    from wire.conform import run as conform_run
+    from wire.conform.driver import Run as DriverRun
+    ok = group("x")
+    beat_wrong = DriverRun("p", [*ok.exchanges[:2], beat("b.Heartbeat.1", "b", "y-b", 25)])
+    late = DriverRun("p", [join("a.JoinGroup.1", "a", "x-a", 1, "x-a", ["x-a", "x-b"], answered=5010),
+                           *ok.exchanges[1:]])
+    both_wrong = DriverRun("p", [late.exchanges[0], late.exchanges[1], beat_wrong.exchanges[2]])
+    [probe] = get_probes(["leave-in-stable"], BrokerConfig())
+    endpoint = conform_run.Endpoint("127.0.0.1", 1)
+
+    def outcome(attempts: list[Run]) -> dict[str, Any]:
+        async def attempt(*_args: Any) -> tuple[Run, Run]:
+            return attempts.pop(0), group("r")
+        monkeypatch.setattr(conform_run, "_attempt", attempt)
+        return asyncio.run(conform_run.conform_probe(probe, endpoint, endpoint, BrokerConfig(), "t"))
+
+    flaky = outcome([beat_wrong, late])
+    assert flaky["attempts"] == 2 and flaky["verdict"] == "conforms" and flaky["differences"] == []
+    assert flaky["unconfirmed"] == ["a.JoinGroup.1/timing/latency_ms", "b.Heartbeat.1/error-code/error"]
+    real = outcome([beat_wrong, both_wrong])
+    assert real["verdict"] == "diverges" and real["unconfirmed"] == ["a.JoinGroup.1/timing/latency_ms"]
+    assert [(d["step"], d["class"], d["target"], d["reference"]) for d in real["differences"]] == [
+        ("b.Heartbeat.1", "error-code", "UNKNOWN_MEMBER_ID", "NONE")]

@@ -4,7 +4,8 @@ Per probe the same script runs, concurrently and on the same real-time line, aga
 against the reference (wire/conform/targets.py ``ReferenceServer``); the answers are compared field
 by field (wire/conform/answers.py) and the target's exchanges checked by the response-level
 properties (wire/conform/properties.py). A divergent probe (a timing-only difference included) runs
-once more and the second attempt is the verdict; the record says how many attempts were made. The
+once more and only the differences both attempts show are reported (the others are listed as unconfirmed);
+the record says how many attempts were made. The
 result is plain JSON-able data (schema ``kgc-conform/1``) with no wall-clock time in it, so equal
 answers give equal reports.
 """
@@ -59,17 +60,27 @@ async def conform_probe(probe: Probe, target: Endpoint, reference: Endpoint, cfg
         return probe_record(probe, None, None, [], attempts=0, unsupported=reason)
     t, r = await _attempt(probe, target, reference, token, 1)
     diffs = compare(t, r, cfg.window_ms)
-    attempts = 1
+    attempts, unconfirmed = 1, []
     if diffs or check_run(t):
         # real time makes single answers racy (a member's session may end a few ms either side of a request
-        # on a loaded machine), so a divergent probe runs once more and the second attempt is the verdict
+        # on a loaded machine), so a divergent probe runs once more: a difference is reported only when both
+        # attempts show it (same step, class and field; the second attempt's values), the others are listed
+        # as unconfirmed and do not make the probe diverge
+        first = {_key(d) for d in diffs}
         t, r = await _attempt(probe, target, reference, token, 2)
-        diffs, attempts = compare(t, r, cfg.window_ms), 2
-    return probe_record(probe, t, r, diffs, attempts)
+        second, attempts = compare(t, r, cfg.window_ms), 2
+        diffs = [d for d in second if _key(d) in first]
+        unconfirmed = sorted("/".join(k) for k in first ^ {_key(d) for d in second})
+    return probe_record(probe, t, r, diffs, attempts, unconfirmed=unconfirmed)
+
+
+def _key(d: Any) -> tuple[str, str, str]:
+    """A difference up to its values: which step, class and field."""
+    return d.step, d.cls, d.field
 
 
 def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs: list[Any], attempts: int,
-                 unsupported: str | None = None) -> dict[str, Any]:
+                 unsupported: str | None = None, unconfirmed: list[str] | None = None) -> dict[str, Any]:
     """A probe's result as plain data: per step the request, both answers and the classes that differ."""
     failures = check_run(target, labeller(target)) if target is not None else []
     if unsupported is not None:
@@ -90,6 +101,7 @@ def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs:
     return {"probe": probe.name, "spec": probe.spec, "claim": probe.claim, "needs": probe.needs,
             "seed": probe.seed, "timing_sensitive": probe.timing, "verdict": verdict, "attempts": attempts,
             "unsupported": unsupported, "differences": [d.to_json() for d in diffs],
+            "unconfirmed": unconfirmed or [],
             "property_failures": [f.to_json() for f in failures], "steps": steps}
 
 

@@ -11,8 +11,8 @@ from core.types import GroupState
 from impl.coordinator import GroupCoordinator
 from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync, InitialDelayedJoin
 from impl.group import GroupMetadata
-from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_ORPHAN, APPEND_STALE, APPEND_STATIC, FREE,
-                         INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, Scope, Slot, State)
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_ORPHAN, APPEND_STALE,
+                         APPEND_STATIC, FREE, INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, Scope, Slot, State)
 
 _GROUP = {GroupState.EMPTY: "Empty", GroupState.PREPARING_REBALANCE: "PreparingRebalance",
           GroupState.COMPLETING_REBALANCE: "CompletingRebalance", GroupState.STABLE: "Stable"}

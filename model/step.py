@@ -29,9 +29,11 @@ from model.outputs import (CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, HEARTBEAT_O
 from model.profiles import ModelProfile, get_model_profile
 from model.rules import (W, Ws, add_member, check_join, complete_join, each, maybe_prepare, prepare, remove,
                          reschedule)
-from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_ORPHAN, APPEND_STATIC, COMPLETING, EMPTY, FREE, INITIAL_JOIN,
-                         JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING, STABLE, AbstractAction, Scope, State)
-from model.static import complete_orphan_append, complete_static_append, join_static_new, loaded_static_variants, static_rejoin
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_ORPHAN, APPEND_STATIC, COMPLETING, EMPTY,
+                         FREE, INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING, STABLE, AbstractAction,
+                         Scope, State)
+from model.static import (complete_orphan_append, complete_static_append, join_static_new, loaded_static_variants,
+                          static_rejoin)
 
 
 def _join_new(p: ModelProfile, w: W, i: int) -> Ws:

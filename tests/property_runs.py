@@ -136,7 +136,13 @@ STATIC_SCRIPT = (("request", 0, "JoinGroup"), ("respond", 0, "JoinGroup"), ("cal
                  ("request", 1, "JoinGroup"), ("wait", 10001), ("respond", 1, "JoinGroup"),
                  ("send", 0, "Heartbeat"), ("do", Action("Crash", 0, 0)), ("do", Action("Restart", 0, 0)),
                  ("request", 0, "JoinGroup"), ("deliver", 0, "Heartbeat"))
+#: c1 restarts while its first JoinGroup is parked: the old incarnation's join is fenced (SPEC.md §3.1 J5a step 4)
+STATIC_RESTART_PARKED = (("request", 0, "JoinGroup"), ("respond", 0, "JoinGroup"), ("call", 0, "SyncGroup"),
+                         ("request", 1, "JoinGroup"), ("do", Action("Crash", 1, 0)), ("do", Action("Restart", 1, 0)),
+                         ("request", 1, "JoinGroup"))
 WITNESS_SCRIPTS: dict[str, Script] = {
+    "an-instance-id-moves-to-a-new-member-id": Script(
+        ("2.4.1", "2.7.0", "3.9"), replace(SCRIPT_SCOPE, crashes=True), STATIC_RESTART_PARKED, ("static", "static")),
     "a-static-member-that-did-not-rejoin-survives-join-completion": Script(
         ("2.4.1", "2.7.0", "3.9"), replace(SCRIPT_SCOPE, crashes=True, session_timeout_ms=(30000, 10000),
                                            rebalance_timeout_ms=(10000, 10000)), STATIC_SCRIPT, ("static", "static")),

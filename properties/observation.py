@@ -228,8 +228,10 @@ def _live_ops(coord: Any) -> list[Any]:
 def _parked(groups: list[tuple[Any, bool]], ops: list[Any]) -> tuple[ParkedObs, ...]:
     found: dict[RequestKey, ParkedObs] = {}
     holders = [(g, m, True) for g, _ in groups for m in g.members.values()]
+    # an op of an id that a static member was re-keyed away from (KIP-345) still points at the member object; Kafka's
+    # DelayedHeartbeat holds only the id, so such an op holds nothing of the new incarnation
     holders += [(op.group, op.member, op.group.members.get(op.member_id) is op.member)
-                for op in ops if getattr(op, "member", None) is not None]
+                for op in ops if getattr(op, "member", None) is not None and op.member.member_id == op.member_id]
     for g, m, in_table in holders:
         for api, future in (("JoinGroup", m.awaiting_join), ("SyncGroup", m.awaiting_sync)):
             if future is not None:

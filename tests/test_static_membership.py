@@ -459,7 +459,7 @@ def test_the_gate_walks_static_clients_only_in_its_static_walk_and_only_with_kip
     assert {name for name, _, _ in walk_configs("2.4.1")} >= set(STATIC_WALKS)
 
 
-# -- harness static clients (not in any default scope) ----------------------------------------------------------
+# -- harness static clients (the gate's static walk only) --------------------------------------------------------
 @pytest.mark.parametrize("append_mode", ["sync", "deferred"])
 def test_a_world_walk_with_static_clients_never_makes_the_coordinator_raise(append_mode: str) -> None:
     """Two static Java consumers that crash and restart with their instance id and member id "", and an

@@ -93,4 +93,7 @@ def test_a_stored_static_replacement_refines_the_model_when_it_fails_and_when_it
 @pytest.mark.parametrize("clients", sorted(CLIENTS))
 def test_long_static_walks_refine_the_model(profile: str, scope: str, clients: str) -> None:
     kinds, _ = walks(profile, SCOPES[scope], CLIENTS[clients], seeds=40, steps=500)
-    assert sum(kinds.values()) > 0
+    if profile == "0.10.0" and "java" not in CLIENTS[clients]:
+        assert not kinds   # no KIP-345: every JoinGroup carries an instance id and is refused, nothing moves
+    else:
+        assert sum(kinds.values()) > 0

@@ -49,7 +49,8 @@ def walks(profile: str, scope: Scope, clients: tuple[str, ...], seeds: int, step
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_static_walks_refine_the_model(profile: str) -> None:
-    kinds, fenced = walks(profile, SCOPES["faults-deferred"], CLIENTS["static"], seeds=20, steps=300)
+    seeds = 4 if profile == "0.10.0" else 20   # (the slow tier: 40 seeds × 500 steps, every scope and mix)
+    kinds, fenced = walks(profile, SCOPES["faults-deferred"], CLIENTS["static"], seeds=seeds, steps=300)
     if profile == "0.10.0":   # no KIP-345: every instance id is refused (UNSUPPORTED_VERSION), nothing static moves
         assert not any("static" in k for k in kinds) and fenced == 0
         return

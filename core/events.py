@@ -163,6 +163,17 @@ class GroupEmptied(StepEvent):
 
 
 @dataclass(frozen=True, slots=True)
+class StaticMemberReplaced(StepEvent):
+    """replaceStaticMember (KIP-345, SPEC.md §3.1 J5a step 4): the instance's member is re-keyed to a new member id
+    (a restart) or back to its old one (the revert of a failed store)."""
+
+    instance_id: str
+    old_member_id: str
+    new_member_id: str
+    TEMPLATE: ClassVar[str] = "static member {instance_id}: {old_member_id} replaced by {new_member_id}"
+
+
+@dataclass(frozen=True, slots=True)
 class Unloaded(StepEvent):
     """The group's partition emigrated: the group went from ``previous`` to Dead."""
 
@@ -174,7 +185,7 @@ class Unloaded(StepEvent):
 EVENT_TYPES: tuple[type[StepEvent], ...] = (
     IllegalState, MemberAdded, MemberLeaves, MemberExpired, MemberNotRejoined, MemberNotSynced,
     PendingMemberExpired, HeartbeatScheduled, HeartbeatCompletedAtBirth, OperationCompleted, RebalancePrepared,
-    GenerationStarted, GenerationStable, StoreCallbackIgnored, GroupEmptied, Unloaded)
+    GenerationStarted, GenerationStable, StoreCallbackIgnored, GroupEmptied, Unloaded, StaticMemberReplaced)
 
 #: events that take a member out of its group
 REMOVALS = (MemberLeaves, MemberExpired, MemberNotRejoined, MemberNotSynced)

@@ -11,8 +11,8 @@ from core.types import GroupState
 from impl.coordinator import GroupCoordinator
 from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync, InitialDelayedJoin
 from impl.group import GroupMetadata
-from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, FREE, INITIAL_JOIN, JOIN,
-                         MANY, MEMBER, NO_JOIN, PENDING, Scope, Slot, State)
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_ORPHAN, APPEND_STALE,
+                         APPEND_STATIC, FREE, INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, Scope, Slot, State)
 
 _GROUP = {GroupState.EMPTY: "Empty", GroupState.PREPARING_REBALANCE: "PreparingRebalance",
           GroupState.COMPLETING_REBALANCE: "CompletingRebalance", GroupState.STABLE: "Stable"}
@@ -22,6 +22,8 @@ def _append_kind(coord: GroupCoordinator, group: GroupMetadata | None, index: in
     pending = coord.appends[index]
     if pending.kind == "empty":
         return APPEND_EMPTY
+    if pending.kind == "static":   # its callback has no guard: it acts on its group object whatever the state
+        return APPEND_STATIC if pending.group is group and group is not None else APPEND_ORPHAN
     current = (pending.group is group and group is not None and group.is_(GroupState.COMPLETING_REBALANCE)
                and pending.generation_id == group.generation_id)
     return APPEND_CURRENT if current else APPEND_STALE
@@ -33,13 +35,17 @@ def slots_by_id(coord: GroupCoordinator, group: GroupMetadata) -> dict[str, Slot
     for op in coord.timer.entries.values():
         if isinstance(op, DelayedHeartbeat) and op.group is group:
             watches[op.member_id] = min(watches.get(op.member_id, 0) + 1, MANY)
+    # a static id replacement whose store callback is pending names the member id it stored (2.6.1+)
+    persisting = {p.rejoin.new_member_id for p in coord.appends
+                  if p.kind == "static" and p.group is group and p.rejoin is not None}
     out = {}
     for mid in sorted(set(group.members) | group.pending_members | set(watches)):
         member = group.members.get(mid)
         if member is not None:
+            static = member.group_instance_id is not None and group.static_members.get(member.group_instance_id) == mid
             out[mid] = Slot(MEMBER, group.leader_id == mid, member.awaiting_join is not None,
                             member.awaiting_sync is not None, member.is_new, mid in group.pending_sync_members,
-                            watches.get(mid, 0))
+                            watches.get(mid, 0), static, mid in persisting)
         else:
             out[mid] = Slot(PENDING if mid in group.pending_members else ABSENT, watch=watches.get(mid, 0))
     return out
@@ -75,10 +81,12 @@ def abstract(coord: GroupCoordinator, group_id: str, members: int | None = None)
                  tuple(slots) + (FREE,) * pad).canonical()
 
 
-def model_scope(coord: GroupCoordinator, members: int) -> Scope:
-    """The model scope matching a coordinator's configuration, unbounded in pending appends."""
+def model_scope(coord: GroupCoordinator, members: int, static: bool = False) -> Scope:
+    """The model scope matching a coordinator's configuration, unbounded in pending appends (``static``: with the
+    static-membership actions — the caller says so when a state it compares has a static slot)."""
     return Scope(members=members, deferred_appends=coord.config.append_mode == "deferred",
-                 initial_delay=coord.config.group_initial_rebalance_delay_ms > 0, max_appends=1 << 30, unload=True)
+                 initial_delay=coord.config.group_initial_rebalance_delay_ms > 0, max_appends=1 << 30, unload=True,
+                 static=static)
 
 
 __all__ = ["abstract", "abstract_slots", "slots_by_id", "model_scope", "ABSENT"]

@@ -312,7 +312,8 @@ class JavaConsumer(Client):
 class StaticConsumer(JavaConsumer):
     """A Java consumer with a group.instance.id (KIP-345, SPEC.md §7): it never sends LeaveGroup (static
     members rely on the session timeout), and a Restart after a Crash rejoins with the same instance id and
-    member id "" — the coordinator replaces its member id and fences the old one. Not in any default scope."""
+    member id "" — the coordinator replaces its member id and fences the old one. Walked by the gate's static walk
+    (kgc/gate.py STATIC_WALKS), never mixed into its dynamic scopes."""
 
     __slots__ = ()
     kind = "static"
@@ -388,7 +389,7 @@ class AdversarialClient(Client):
 class StaticAdversary(AdversarialClient):
     """An adversarial client that forges a static identity: it sends client 0's instance id ("i0") with
     whatever member id it holds, so its "" joins replace client 0's member id and its requests with a stale
-    id are fenced. Not in any default scope."""
+    id are fenced. Walked by the gate's static walk (kgc/gate.py STATIC_WALKS) only."""
 
     __slots__ = ()
     kind = "static-adversarial"

@@ -56,6 +56,8 @@ class Before:
     group: object = None                  # the cached group object before the step
     action: Action | None = None          # the action the capture was taken for (None: states only)
     protocol_type: str | None = None      # the group's recorded protocol type
+    statics: dict[str, str] = field(default_factory=dict)   # group.instance.id -> member id (KIP-345)
+    append_generation: int = -1           # the generation of the group object of the oldest pending append
     #: a real client's request the model has no action for — a batch LeaveGroup of several identities, or
     #: static membership (the abstract model has no instance ids): its states are still checked, its outputs are not
     unlabelled: bool = False
@@ -67,10 +69,13 @@ def capture(world: World, action: Action | None = None) -> Before:
     before = Before(abstract(coord, gid), timers=frozenset(coord.timer.entries), partition=world.partition,
                     action=action)
     before.group = group
+    if coord.appends:
+        before.append_generation = coord.appends[0].group.generation_id
     if group is not None:
         before.slot_of = slots_by_id(coord, group)
         before.generation = group.generation_id
         before.protocol_type = group.protocol_type
+        before.statics = dict(group.static_members)
         for mid, m in group.members.items():
             for fut in (m.awaiting_join, m.awaiting_sync):
                 if fut is not None:
@@ -180,8 +185,22 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
     i = _requester_slot(state, value)
     cell = {UNLOADED: "not-coordinator", LOADING: "loading"}.get(before.partition, "")
     member = mid in before.protocols
+    instance = req.group_instance_id if p.static_members else None
+    if instance is not None:
+        owner = before.statics.get(instance)
+        static = _static_label(world, before, req, state, instance, cell)
+        if static is not None:
+            return static
+        simple = req.api == "OffsetCommit" and req.generation_id < 0 and not member
+        if not cell and before.group is not None and not (mid and owner == mid):
+            # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut
+            # (2.x judges the member id alone: no cell for an unknown instance there)
+            unknown = "unknown-instance" if p.validate_current_member and not simple else ""
+            cell = "fenced" if owner is not None else unknown
     if req.api == "JoinGroup":
         config = world.coord.config
+        if not cell and req.group_instance_id is not None and not p.static_members:
+            cell = "unsupported"   # no KIP-345 in this release (SPEC.md §3.1)
         if not cell and not (config.group_min_session_timeout_ms <= req.session_timeout_ms
                              <= config.group_max_session_timeout_ms):
             cell = "bad-session"
@@ -189,7 +208,7 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
             cell = "bad-protocol"
         if not mid:
             return AbstractAction("JoinGroup/new-pending" if req.require_known_member_id and p.pending_members
-                                  else "JoinGroup/new", i, cell)
+                                  and req.group_instance_id is None else "JoinGroup/new", i, cell)
         changed = member and before.protocols[mid] != (req.protocol_type, req.protocols)
         return AbstractAction("JoinGroup/changed" if changed else "JoinGroup/known", i, cell)
     if req.api == "OffsetCommit" and req.generation_id < 0 and not member:
@@ -197,6 +216,30 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
     if not cell and member and req.api != "LeaveGroup" and req.generation_id != before.generation:
         cell = "stale"
     return AbstractAction(req.api, i, cell)
+
+
+def _static_label(world: World, before: Before, req: Request, state: State, instance: str, cell: str
+                  ) -> AbstractAction | None:
+    """A request carrying a group.instance.id (KIP-345): a JoinGroup with member id "" is the instance's first join
+    or its restart (J5a steps 6 and 4); a LeaveGroup with member id "" removes the instance's member (§3.4); a
+    request whose member id is the instance's own is that member's, judged as usual. None: the caller labels it
+    (with ``fenced`` / ``unknown-instance`` when the instance does not map to its member id)."""
+    mid, owner = req.member_id, before.statics.get(instance)
+    if mid or req.api not in ("JoinGroup", "LeaveGroup"):
+        return None
+    if req.api == "LeaveGroup":
+        return AbstractAction("LeaveGroup", _requester_slot(state, before.slot_of.get(owner or "", FREE)), cell)
+    config = world.coord.config
+    if not cell and not (config.group_min_session_timeout_ms <= req.session_timeout_ms
+                         <= config.group_max_session_timeout_ms):
+        cell = "bad-session"
+    if not cell and before.group is not None and not _supported(get_model_profile(world.profile.name), before, req):
+        cell = "bad-protocol"
+    if owner is None or before.group is None:
+        return AbstractAction("JoinGroup/static-new", _requester_slot(state, FREE), cell)
+    changed = before.protocols.get(owner) != (req.protocol_type, req.protocols)
+    return AbstractAction("JoinGroup/static-rejoin", _requester_slot(state, before.slot_of[owner]),
+                          cell or ("changed" if changed else ""))
 
 
 def _supported(p: ModelProfile, before: Before, req: Request) -> bool:
@@ -217,7 +260,7 @@ def _answers(world: World, before: Before, state: State, after_generation: int) 
     req = before.request
     for resp in world.answered:
         if req is not None and resp.key == req.key:
-            mid = req.member_id
+            mid = req.member_id or _instance_owner(before, req)
         else:
             mid = before.parked.get(resp.key, "?")
         value = before.slot_of.get(mid, FREE) if mid else FREE
@@ -234,9 +277,31 @@ def _answers(world: World, before: Before, state: State, after_generation: int) 
     return out
 
 
-def _model_answers(outputs: Outputs, state: State, p: ModelProfile, before_gen: int, after_gen: int
-                   ) -> Counter[tuple[Any, ...]]:
-    gens = {"current": before_gen, "new": after_gen, "none": p.no_generation, "-": "-"}
+def _instance_owner(before: Before, req: Request) -> str:
+    """A JoinGroup or LeaveGroup with member id "" and a known group.instance.id is that instance's member's (a
+    restart, a removal by instance id; SPEC.md §3.1 J5a step 4, §3.4)."""
+    if req.api in ("JoinGroup", "LeaveGroup") and req.group_instance_id is not None:
+        return before.statics.get(req.group_instance_id, "")
+    return ""
+
+
+def _slot_values(world: World, before: Before) -> dict[str, Slot]:
+    """Member id -> its slot's value before the step; a member id an instance was re-keyed to in this step (a static
+    restart, or its revert) is the slot of the id the instance had before (SPEC.md §3.1 J5a step 4)."""
+    values = dict(before.slot_of)
+    group = world.coord.groups.get(world.group_id)
+    if group is None or group is not before.group:
+        return values
+    for instance, mid in group.static_members.items():
+        old = before.statics.get(instance)
+        if old is not None and old != mid and old in before.slot_of:
+            values[mid] = before.slot_of[old]
+    return values
+
+
+def _model_answers(outputs: Outputs, state: State, p: ModelProfile, before_gen: int, after_gen: int,
+                   append_gen: int = -1) -> Counter[tuple[Any, ...]]:
+    gens = {"current": before_gen, "new": after_gen, "none": p.no_generation, "-": "-", "append": append_gen}
     return Counter((state.slots[a.slot] if a.slot >= 0 else FREE, a.api, a.error, gens[a.generation], a.shape)
                    for a in outputs.answers)
 
@@ -253,6 +318,7 @@ def _arms(world: World, before: Before) -> list[tuple[str, Slot | None, frozense
         sessions.add(before.request.session_timeout_ms)
         rebalances.add(before.request.rebalance_timeout_ms)
     initial = coord.config.group_initial_rebalance_delay_ms
+    values = _slot_values(world, before)
     out = []
     for seq, op in sorted(coord.timer.entries.items()):
         if seq in before.timers or getattr(op, "group", None) is not group:
@@ -262,7 +328,7 @@ def _arms(world: World, before: Before) -> list[tuple[str, Slot | None, frozense
         if isinstance(op, DelayedHeartbeat):
             if delay == NEW_MEMBER_JOIN_TIMEOUT_MS:
                 sources.add(NEW_MEMBER)
-            name, value = (PENDING_OP if op.is_pending else HEARTBEAT_OP), before.slot_of.get(op.member_id, FREE)
+            name, value = (PENDING_OP if op.is_pending else HEARTBEAT_OP), values.get(op.member_id, FREE)
         elif isinstance(op, InitialDelayedJoin):
             name, value, sources = INITIAL_JOIN_OP, None, ({INITIAL} if 0 < delay <= initial else set())
         elif isinstance(op, DelayedJoin):
@@ -317,9 +383,11 @@ def mismatch(world: World, before: Before, action: Action, after: State | None =
         return None, None
     act, detail = labelled
     p = get_model_profile(world.profile.name)
-    options = _outcomes(b, act, p.name, model_scope(world.coord, width), detail)
+    static = any(s.static for s in b.slots + a.slots)
+    options = _outcomes(b, act, p.name, model_scope(world.coord, width, static), detail)
     for state, outputs in options:
-        if state == a and _model_answers(outputs, b, p, before.generation, after_gen) == answers \
+        if state == a and _model_answers(outputs, b, p, before.generation, after_gen,
+                                         before.append_generation) == answers \
                 and _arms_match(arms, outputs, b):
             return act, None
     said = "; ".join(f"{s.short()} / {o}" for s, o in options) or "nothing (the action is not possible here)"

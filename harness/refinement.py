@@ -97,6 +97,7 @@ def model_edge(rules: object, coord: object, raw_before: State, raw_after: State
     before, after = padded(raw_before, width), padded(raw_after, width)
     if after == before:
         return before, None, after
-    scope = model_scope(coord, len(before.slots))   # type: ignore[arg-type]
+    static = any(s.static for s in before.slots + after.slots)
+    scope = model_scope(coord, len(before.slots), static)   # type: ignore[arg-type]
     label = next((a for a, t in successors(before, rules, scope) if t == after), None)   # type: ignore[arg-type]
     return before, label, after

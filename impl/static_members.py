@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Hashable
 
+from core.events import StaticMemberReplaced
 from core.types import Errors, GroupState
 from impl.base import CoordinatorBase
 from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
@@ -92,6 +93,7 @@ class StaticMembershipMixin(CoordinatorBase):
 
     def _replace_static_member(self, group: GroupMetadata, instance_id: str, old_member_id: str,
                                new_member_id: str) -> MemberMetadata:
+        self._event(StaticMemberReplaced, instance_id, old_member_id, new_member_id)
         return group.replace_static_member(instance_id, old_member_id, new_member_id,
                                            self.join_error(old_member_id, Errors.FENCED_INSTANCE_ID),
                                            SyncGroupResult(Errors.FENCED_INSTANCE_ID))

@@ -32,6 +32,7 @@ from impl.mutants import get_mutant
 from explore.coverage import CoverageReport
 from kgc.directed import Coverage, directed, profile_map, report
 from kgc.runs import CheckedRun, Found, shrink
+from model.releases import fact
 from properties.catalog import for_profile
 
 WALK_SCOPES: dict[str, Scope] = {
@@ -46,6 +47,25 @@ WALK_CLIENTS: tuple[int | tuple[str, ...], ...] = (
     3, ("java", "java", "adversarial"), ("java", "adversarial", "adversarial"))
 #: every client kind some walk of every scope uses: what the coverage map may assume the clients send
 WALK_KINDS = ("adversarial", "java")
+#: static membership (KIP-345), on the releases that have it: static consumers that crash and restart with their
+#: group.instance.id and member id "", and an adversary forging client 0's instance id (also with client 2's member
+#: id). Only static clients: a forged instance id sent with a pending member id is an IllegalStateException by SPEC.md
+#: §3.1 J5b step 3, which the catalog's no-illegal-state-error would report. Not part of the coverage map.
+STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
+    # sessions outlive the join phase, so a static member that crashed is kept by a join completion (§4.4 step 1)
+    "static": (Scope(append_mode="deferred", faults=True, commits=True, crashes=True, advance_ms=(1000, 5000),
+                     session_timeout_ms=(20000, 20000, 20000), rebalance_timeout_ms=(6000, 6000, 6000)),
+               ("static", "static-adversarial", "static")),
+}
+
+
+def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]:
+    """(scope name, scope, clients) of every walk the gate makes on ``profile``, in order."""
+    out: list[tuple[str, Scope, int | tuple[str, ...]]] = [
+        (name, scope, clients) for name, scope in WALK_SCOPES.items() for clients in WALK_CLIENTS]
+    if fact("static-membership", profile):
+        out += [(name, scope, clients) for name, (scope, clients) in STATIC_WALKS.items()]
+    return out
 
 
 @dataclass(frozen=True)
@@ -141,22 +161,21 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Cov
                ) -> tuple[PhaseResult, Found | None]:
     result, best = PhaseResult("walks"), _Best(mutant)
     for index in range(plan.walk_seeds):
-        for scope_name, scope in WALK_SCOPES.items():
-            for clients in WALK_CLIENTS:
-                walk_seed = seed * 100003 + index
-                run = CheckedRun(World(profile, scope, clients=clients, seed=walk_seed, record=True, mutant=mutant))
-                rng = random.Random(walk_seed)
-                result.runs += 1
-                for _ in range(plan.walk_steps):
-                    choices = run.world.enabled()
-                    if not choices or run.over:
-                        break
-                    run.step(choices[rng.randrange(len(choices))])
-                result.steps += len(run.world.steps)
-                if best.offer(run.result(f"walk {scope_name} {clients} seed {walk_seed}", best.preferred)):
-                    return result, best.found
-                if cov is not None:
-                    cov.add(run)
+        for scope_name, scope, clients in walk_configs(profile):
+            walk_seed = seed * 100003 + index
+            run = CheckedRun(World(profile, scope, clients=clients, seed=walk_seed, record=True, mutant=mutant))
+            rng = random.Random(walk_seed)
+            result.runs += 1
+            for _ in range(plan.walk_steps):
+                choices = run.world.enabled()
+                if not choices or run.over:
+                    break
+                run.step(choices[rng.randrange(len(choices))])
+            result.steps += len(run.world.steps)
+            if best.offer(run.result(f"walk {scope_name} {clients} seed {walk_seed}", best.preferred)):
+                return result, best.found
+            if cov is not None and scope_name not in STATIC_WALKS:
+                cov.add(run)
     return result, best.found
 
 

@@ -42,6 +42,15 @@ SETTLED = frozenset({STABLE, EMPTY})
 #: every action name the model knows (kind, plus the outcome for CompleteAppend), in a fixed order
 ACTION_NAMES: tuple[str, ...] = tuple(SLOT_ACTIONS) + (
     "ExpireJoin", "ExpireSync", "CompleteAppend[ok]", "CompleteAppend[error]", "OffsetCommit/simple")
+#: the actions only a scope with static members offers (model/static.py)
+STATIC_ACTIONS = frozenset({"JoinGroup/static-new", "JoinGroup/static-rejoin"})
+
+
+def _offered(g: nx.MultiDiGraph) -> tuple[str, ...]:
+    """The action names the graph's scope can offer at all: without ``static`` the static ones are not asked for."""
+    scope = g.graph.get("scope")
+    static = bool(getattr(scope, "static", False))
+    return tuple(n for n in ACTION_NAMES if static or n not in STATIC_ACTIONS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -241,8 +250,8 @@ def analyse(g: nx.MultiDiGraph, assumptions: Iterable[Assumption] = ASSUMPTIONS,
         dead=findings("dead", dead), timer_only=findings("timer-only", timer_only),
         cannot_settle=findings("cannot-settle", stuck), cannot_settle_count=len(stuck),
         cycles=tuple((a, tuple(fair_cycles(g, a))) for a in assumptions),
-        unreachable=tuple(n for n in ACTION_NAMES if n not in on_edges),
-        effect_free=tuple(n for n in ACTION_NAMES if n in on_edges and n not in effective),
+        unreachable=tuple(n for n in _offered(g) if n not in on_edges),
+        effect_free=tuple(n for n in _offered(g) if n in on_edges and n not in effective),
         unknown=tuple(sorted(on_edges - set(ACTION_NAMES))))
 
 

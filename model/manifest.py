@@ -18,6 +18,8 @@ MANIFEST = Path(__file__).with_name("manifest.toml")
 #: a row with more states is marked slow (tested only with -m slow). A state count, not a time, so
 #: that the manifest does not depend on the machine: ~20 s of building at ~1,000 states/s.
 SLOW_STATES = 20_000
+#: ... or more edges than this (the static scope's 3-member graphs: ~15 s each for ~17,000 states)
+SLOW_EDGES = 300_000
 HEADER = """\
 # Pinned sizes of the abstract transition graph (model/graph.py), one [[graph]] row per
 # (profile, scope). tests/test_model_graph.py rebuilds every row and compares: a change to the
@@ -41,7 +43,8 @@ class Row:
         s = self.scope
         mode = "deferred" if s.deferred_appends else "sync"
         delay = "" if s.initial_delay else "-nodelay"
-        return f"{self.profile}-m{s.members}-{mode}{delay}-a{s.max_appends}"
+        static = "-static" if s.static else ""
+        return f"{self.profile}-m{s.members}-{mode}{delay}-a{s.max_appends}{static}"
 
     def figures(self) -> dict[str, object]:
         return {"distinct_states": self.distinct_states, "edges": self.edges, "depth": self.depth,
@@ -49,12 +52,15 @@ class Row:
 
 
 def pinned_scopes() -> list[tuple[str, Scope]]:
-    """Every (profile, scope) the manifest pins: 1–4 member slots with the default flags, plus one
-    row per profile with synchronous appends."""
+    """Every (profile, scope) the manifest pins: 1–4 member slots with the default flags, one row per profile
+    with synchronous appends, and the static-membership scope (KIP-345) with 1–3 member slots — on 0.10.0, which
+    has no static members, its graph is the default one."""
     out = []
     for profile in sorted(MODEL_PROFILES):
         out += [(profile, Scope(members=n)) for n in (1, 2, 3, 4)]
         out.append((profile, Scope(members=2, deferred_appends=False)))
+    for profile in sorted(MODEL_PROFILES):
+        out += [(profile, Scope(members=n, static=True)) for n in (1, 2, 3)]
     return out
 
 
@@ -66,7 +72,7 @@ def load_manifest(path: Path = MANIFEST) -> list[Row]:
     for i, r in enumerate(data.get("graph", [])):
         try:
             scope = Scope(members=r["members"], deferred_appends=r["deferred_appends"],
-                          initial_delay=r["initial_delay"], max_appends=r["max_appends"])
+                          initial_delay=r["initial_delay"], max_appends=r["max_appends"], static=r.get("static", False))
             rows.append(Row(r["profile"], scope, r["distinct_states"], r["edges"], r["depth"], r["truncated"],
                             r.get("slow", False)))
         except KeyError as exc:
@@ -77,7 +83,7 @@ def load_manifest(path: Path = MANIFEST) -> list[Row]:
 def measure(profile: str, scope: Scope) -> Row:
     g = build(scope, profile)
     return Row(profile, scope, g.graph["distinct_states"], g.graph["edges"], g.graph["depth"], g.graph["truncated"],
-               g.graph["distinct_states"] > SLOW_STATES)
+               g.graph["distinct_states"] > SLOW_STATES or g.graph["edges"] > SLOW_EDGES)
 
 
 def render_manifest(rows: list[Row]) -> str:
@@ -87,7 +93,8 @@ def render_manifest(rows: list[Row]) -> str:
         out.append(
             f"[[graph]]\nprofile = \"{r.profile}\"\nmembers = {s.members}\n"
             f"deferred_appends = {str(s.deferred_appends).lower()}\ninitial_delay = {str(s.initial_delay).lower()}\n"
-            f"max_appends = {s.max_appends}\ndistinct_states = {r.distinct_states}\nedges = {r.edges}\n"
+            f"max_appends = {s.max_appends}\n" + ("static = true\n" if s.static else "")
+            + f"distinct_states = {r.distinct_states}\nedges = {r.edges}\n"
             f"depth = {r.depth}\ntruncated = {str(r.truncated).lower()}\n" + ("slow = true\n" if r.slow else ""))
     return "\n".join(out)
 

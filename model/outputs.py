@@ -19,6 +19,8 @@ from dataclasses import dataclass
 
 #: generation relations of an answer
 CURRENT, NEW, NONE_GEN, NO_FIELD = "current", "new", "none", "-"
+#: the generation of the group object a completing log append belongs to (one that left the cache)
+APPEND_GEN = "append"
 #: JoinGroup answer shapes
 LEADER_LIST, LEADER, FOLLOWER, ERROR_ID, ERROR_NO_ID = "leader+members", "leader", "follower", "error+id", "error"
 #: delayed operations and the sources of their delays (SPEC.md §4.4–§4.9)

@@ -48,6 +48,14 @@ class ModelProfile:
     #: supportsProtocols (§3.6): a member-less group needs a type and protocols (KAFKA-6005, 1.0.0); 2.2+
     #: needs an offered protocol every member supports, 0.9/0.10 one in the members' common set
     empty_group_needs_protocols: bool
+    # -- static membership (KIP-345, SPEC.md §3.1 J5a step 4, J5b step 4, §4.4 step 1) -----------------
+    static_members: bool           # group.instance.id is understood (2.3+); before: UNSUPPORTED_VERSION
+    #: a known instance rejoining with member id "" in CompletingRebalance / Stable: "answer" (the current
+    #: generation at once), "rebalance" (prepareRebalance, 2.5.0+), "persist" (store, answer from the callback;
+    #: rebalance if its metadata changes the protocol, 2.6.1+)
+    static_rejoin_completing: str
+    static_rejoin_stable: str
+    validate_current_member: bool  # 3.x: an instance id that maps to nothing → UNKNOWN_MEMBER_ID
 
     def can_rebalance(self, state: str) -> bool:
         return state in self.previous[PREPARING]
@@ -131,7 +139,11 @@ def model_profile(name: str) -> ModelProfile:
         heartbeat_state_first=not has("heartbeat-checks-member-first"),
         commit_state_first=not has("commit-checks-member-first"),
         removal_answers_parked_join=has("removal-answers-parked-join"), loading_answers=_loading_answers(name),
-        empty_group_needs_protocols=has("empty-group-needs-protocols"))
+        empty_group_needs_protocols=has("empty-group-needs-protocols"),
+        static_members=has("static-membership"),
+        static_rejoin_completing="rebalance" if has("static-rejoin-rebalances-in-completing-rebalance") else "answer",
+        static_rejoin_stable="persist" if has("static-rejoin-persisted-in-stable") else "answer",
+        validate_current_member=has("validate-current-member"))
 
 
 #: the runnable releases (model/releases.py RUNNABLE); a known release becomes one by turning runnable

@@ -192,6 +192,26 @@ _FACTS: tuple[Fact, ...] = (
          "A known member's JoinGroup copies the session and rebalance timeouts it carries (before: a rejoin "
          "with new values was ignored).",
          "SPEC.md §2 sessionTimeoutMs / rebalanceTimeoutMs, §3.1 J5a.4 (KAFKA-14009, 3.3.2/3.4.0)"),
+    # -- static membership (KIP-345) -----------------------------------------------------------------------
+    Fact("static-membership", "2.3.0",
+         "Members may carry a group.instance.id: a JoinGroup with a known instance id and member id \"\" replaces "
+         "the member's id (its old incarnation's parked requests are answered FENCED_INSTANCE_ID), a request whose "
+         "instance id maps to another member id is answered FENCED_INSTANCE_ID, and static members that did not "
+         "rejoin survive join completion (before: an instance id is answered UNSUPPORTED_VERSION).",
+         "SPEC.md §2 groupInstanceId, §3.1 J5a step 4, J5b step 4, §3.8, §4.4 step 1 (KIP-345, 2.3.0)"),
+    Fact("static-rejoin-rebalances-in-completing-rebalance", "2.5.0",
+         "A known static instance rejoining with member id \"\" in CompletingRebalance prepares a rebalance "
+         "(before: answered at once with the current generation).",
+         "SPEC.md §3.1 J5a step 4, §1.3 (KAFKA-9801, 2.5.0)"),
+    Fact("static-rejoin-persisted-in-stable", "2.6.1",
+         "A known static instance rejoining with member id \"\" in Stable is stored with its new member id and "
+         "answered from the store callback, or rebalances if its metadata changes the protocol (before: "
+         "answered at once, no log write).",
+         "SPEC.md §3.1 J5a step 4 (KAFKA-10284, 2.6.1/2.7.0)"),
+    Fact("validate-current-member", "3.0.0",
+         "A request whose group.instance.id maps to no member is answered UNKNOWN_MEMBER_ID (validateCurrentMember; "
+         "2.x judges the member id alone).",
+         "SPEC.md §3.1 J5b step 4, §3.4 [3.x]"),
     # -- the Java consumer that talks to the release (SPEC.md §7) ------------------------------------------
     Fact("client-join-group-v4", "2.2.0",
          "The consumer sends JoinGroup v4+ (require a known member id: MEMBER_ID_REQUIRED is stored and "

@@ -35,15 +35,16 @@ class W:
     answers: list[Answer] = field(default_factory=list)   # what this step answered so far (model/outputs.py)
     arms: list[Arm] = field(default_factory=list)         # the timers it armed that are still armed
     detail: str = ""            # CompleteAppend: the raw append error the store callback maps
+    static: bool = False        # the scope has static members (a load may bring static members back)
 
     @staticmethod
     def of(s: State, scope: Scope) -> "W":
         return W(s.group, s.join_op, s.sync_op, list(s.appends), s.fresh, s.new_member_added, list(s.slots),
-                 scope.deferred_appends, scope.initial_delay)
+                 scope.deferred_appends, scope.initial_delay, static=scope.static)
 
     def copy(self) -> "W":
         return W(self.group, self.join_op, self.sync_op, list(self.appends), self.fresh, self.nma, list(self.slots),
-                 self.deferred, self.initial_delay, list(self.answers), list(self.arms), self.detail)
+                 self.deferred, self.initial_delay, list(self.answers), list(self.arms), self.detail, self.static)
 
     def answer(self, i: int, api: str, error: str, generation: str = "-", shape: str = "-") -> "W":
         self.answers.append(Answer(i, api, error, generation, shape))
@@ -202,13 +203,30 @@ def check_join(p: ModelProfile, w: W) -> Ws:
 
 
 def complete_join(p: ModelProfile, w: W) -> Ws:
-    """onCompleteJoin (SPEC.md §4.4): remove members that did not rejoin, then a new generation."""
+    """onCompleteJoin (SPEC.md §4.4): remove the dynamic members that did not rejoin (step 1: static ones stay,
+    2.3+), elect a joined leader (step 3), then a new generation."""
     w.join_op = NO_JOIN
     w.disarm(JOIN_OP).disarm(INITIAL_JOIN_OP)
     ws = [w]
-    for i in [i for i in w.members() if not w.slots[i].awaiting_join]:
+    for i in [i for i in w.members() if not w.slots[i].awaiting_join and not w.slots[i].static]:
         ws = each(ws, lambda x, i=i: remove(p, x, i, complete_ops=p.removal_completes_ops))
-    return each(ws, lambda x: _next_generation(p, x))
+    return each(each(ws, _elect_joined_leader), lambda x: _next_generation(p, x) if x.join_op == NO_JOIN else [x])
+
+
+def _elect_joined_leader(w: W) -> Ws:
+    """maybeElectNewJoinedLeader (SPEC.md §4.4 step 3): a leader that did not rejoin (a static member) hands over
+    to any member awaiting join; with none, a new DelayedJoin of the rebalance timeout waits for the static
+    members that did not rejoin (the group stays PreparingRebalance, same generation)."""
+    members = w.members()
+    leader = next((i for i in members if w.slots[i].leader), -1)
+    if not members or leader < 0 or w.slots[leader].awaiting_join:
+        return [w]
+    joined = [i for i in members if w.slots[i].awaiting_join]
+    if not joined:
+        w.join_op = JOIN
+        w.arm(JOIN_OP, -1, REBALANCE)
+        return [w]
+    return [w.copy().set(leader, leader=False).set(j, leader=True) for j in joined]
 
 
 def _next_generation(p: ModelProfile, w: W) -> Ws:
@@ -218,7 +236,7 @@ def _next_generation(p: ModelProfile, w: W) -> Ws:
     if not members and p.emptied_group_dies:   # E0: the group dies and leaves the cache
         # the dead group's ops are inert from now on: its slots' watches are no longer this group's
         return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
-                  w.initial_delay, w.answers, [], w.detail)]
+                  w.initial_delay, w.answers, [], w.detail, w.static)]
     if not members:
         w.group = EMPTY
         if w.deferred:
@@ -236,8 +254,10 @@ def _next_generation(p: ModelProfile, w: W) -> Ws:
 
 
 def _answer_join(p: ModelProfile, w: W, i: int) -> Ws:
-    """Join response, then reschedule with the session timeout, then clear isNew (that order)."""
-    w.answer(i, "JoinGroup", "NONE", NEW, LEADER_LIST if w.slots[i].leader else FOLLOWER)
+    """Join response (static members that did not rejoin get none), then reschedule with the session timeout,
+    then clear isNew (that order, SPEC.md §4.4 step 5)."""
+    if w.slots[i].awaiting_join:
+        w.answer(i, "JoinGroup", "NONE", NEW, LEADER_LIST if w.slots[i].leader else FOLLOWER)
     w.set(i, awaiting_join=False, pending_sync=p.delayed_sync)
     return [x.set(i, is_new=False) for x in reschedule(p, w, i)]
 

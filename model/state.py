@@ -22,6 +22,11 @@ NO_JOIN, JOIN, INITIAL_JOIN = "none", "join", "initial"
 # kinds of a pending log append: the leader's assignment for the current generation (its callback
 # would act), one whose generation/state moved on (the guard makes it a no-op), an empty-group record
 APPEND_CURRENT, APPEND_STALE, APPEND_EMPTY = "current", "stale", "empty"
+#: a static member's id replacement stored in Stable (2.6.1+, SPEC.md §3.1 J5a step 4): its callback has no guard
+APPEND_STATIC = "static"
+#: a static append of a group object that left the cache: its callback still answers the JoinGroup that object
+#: had parked (an unload does not answer joins parked outside PreparingRebalance, §3.7) — or nothing
+APPEND_ORPHAN = "orphan"
 #: live liveness ops per slot are counted 0, 1, or MANY (2 = "two or more"; only E0 gets there)
 MANY = 2
 
@@ -37,6 +42,8 @@ class Slot:
     is_new: bool = False           # added in this rebalance, no join response yet (KAFKA-7610)
     pending_sync: bool = False     # in pendingSyncMembers (DelayedSync, 3.0+)
     watch: int = 0
+    static: bool = False           # a group.instance.id maps to this member (KIP-345; the map is injective, §1.5 I4)
+    persist: bool = False          # a static append of its current member id awaits its store callback (2.6.1+)
 
     @property
     def member(self) -> bool:
@@ -46,7 +53,8 @@ class Slot:
         if self.status == ABSENT and not self.watch:
             return "-"
         flags = "".join(c for c, on in (("L", self.leader), ("J", self.awaiting_join), ("S", self.awaiting_sync),
-                                         ("N", self.is_new), ("Y", self.pending_sync)) if on)
+                                         ("N", self.is_new), ("Y", self.pending_sync), ("I", self.static),
+                                         ("P", self.persist)) if on)
         return f"{'-PM'[self.status]}{flags}{'w' * self.watch}"
 
 
@@ -97,6 +105,7 @@ class Scope:
     initial_delay: bool = True       # group.initial.rebalance.delay.ms > 0 (3.9)
     max_appends: int = 2             # the graph does not grow more pending appends than this
     unload: bool = False             # partition emigration/immigration (UnloadGroup, LoadGroup)
+    static: bool = False             # static members (KIP-345): instance joins, restarts, fencing — releases 2.3+
 
     def __post_init__(self) -> None:
         if not 1 <= self.members <= 64:

@@ -7,6 +7,9 @@ JoinGroup/new          a member without an id joins (v≤3 client, or 3.9 with a
 JoinGroup/new-pending  a 3.x client's first join: a pending id and MEMBER_ID_REQUIRED (KIP-394)
 JoinGroup/known        a pending id or a member rejoins with its id and unchanged protocol metadata
 JoinGroup/changed      a member rejoins with changed metadata (always a rebalance, SPEC.md §3.1 J5b)
+JoinGroup/static-new   an unknown group.instance.id joins with member id "" (J5a step 6) — scope.static only
+JoinGroup/static-rejoin  the known instance of a static slot restarts: member id "", its id is replaced (J5a
+                       step 4; model/static.py) — scope.static only
 SyncGroup, Heartbeat, OffsetCommit, LeaveGroup   by a member (LeaveGroup also by a pending id)
 ExpireHeartbeat        one of the slot's live DelayedHeartbeat ops expires
 ExpireJoin, ExpireSync the DelayedJoin / InitialDelayedJoin or the DelayedSync times out
@@ -26,8 +29,11 @@ from model.outputs import (CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, HEARTBEAT_O
 from model.profiles import ModelProfile, get_model_profile
 from model.rules import (W, Ws, add_member, check_join, complete_join, each, maybe_prepare, prepare, remove,
                          reschedule)
-from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, FREE, INITIAL_JOIN, JOIN, MANY,
-                         MEMBER, NO_JOIN, PENDING, PREPARING, STABLE, AbstractAction, Scope, State)
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_ORPHAN, APPEND_STATIC, COMPLETING, EMPTY,
+                         FREE, INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING, STABLE, AbstractAction,
+                         Scope, State)
+from model.static import (complete_orphan_append, complete_static_append, join_static_new, loaded_static_variants,
+                          static_rejoin)
 
 
 def _join_new(p: ModelProfile, w: W, i: int) -> Ws:
@@ -195,8 +201,9 @@ def _unload(p: ModelProfile, w: W) -> Ws:
         if slot.awaiting_sync and w.group in (STABLE, COMPLETING):
             w.answer(i, "SyncGroup", "NOT_COORDINATOR")
     w.leave_completing()
+    w.appends = [APPEND_ORPHAN if a == APPEND_STATIC else a for a in w.appends]   # the dead object's callback
     return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
-              w.initial_delay, w.answers, [], w.detail)]
+              w.initial_delay, w.answers, [], w.detail, w.static)]
 
 
 def _load(p: ModelProfile, w: W) -> Ws:
@@ -213,12 +220,17 @@ def _load(p: ModelProfile, w: W) -> Ws:
                    for i in range(len(w.slots))]
         for i in range(k):   # every loaded member gets a fresh session (SPEC.md §3.7)
             x.arm(HEARTBEAT_OP, i, SESSION)
-        out.append(x)
+        out += loaded_static_variants(x, k) if w.static and p.static_members else [x]
     return out
 
 
 def _complete_append(p: ModelProfile, w: W, ok: bool) -> Ws:
+    pending_static = w.appends.count(APPEND_STATIC)
     kind = w.appends.pop(0)
+    if kind == APPEND_STATIC:
+        return complete_static_append(p, w, ok, pending_static)
+    if kind == APPEND_ORPHAN:
+        return complete_orphan_append(w, ok)
     return _store(p, w, ok) if kind == APPEND_CURRENT else [w]
 
 
@@ -228,11 +240,13 @@ SLOT_ACTIONS: dict[str, Callable[[ModelProfile, W, int], Ws]] = {
     "SyncGroup": _sync,
     "Heartbeat": _liveness("Heartbeat", lambda p: p.heartbeat_resets, lambda p: p.heartbeat_answers),
     "OffsetCommit": _liveness("OffsetCommit", lambda p: p.commit_resets, lambda p: p.commit_answers),
- "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
+    "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
+    "JoinGroup/static-new": lambda p, w, i: join_static_new(p, w, i, p.created_state),
+    "JoinGroup/static-rejoin": static_rejoin,
 }
 
 
-def _slot_actions(p: ModelProfile, s: State) -> list[AbstractAction]:
+def _slot_actions(p: ModelProfile, s: State, static: bool = False) -> list[AbstractAction]:
     out: list[AbstractAction] = []
     free_seen = False
     for i, slot in enumerate(s.slots):
@@ -241,6 +255,10 @@ def _slot_actions(p: ModelProfile, s: State) -> list[AbstractAction]:
             out.append(AbstractAction("JoinGroup/new", i))
             if p.pending_members:
                 out.append(AbstractAction("JoinGroup/new-pending", i))
+            if static:
+                out.append(AbstractAction("JoinGroup/static-new", i))
+        if static and slot.static:
+            out.append(AbstractAction("JoinGroup/static-rejoin", i))
         if slot.status == PENDING:
             out += [AbstractAction("JoinGroup/known", i), AbstractAction("LeaveGroup", i)]
         if slot.status == MEMBER:
@@ -254,7 +272,7 @@ def _slot_actions(p: ModelProfile, s: State) -> list[AbstractAction]:
 def enabled(state: State, profile: str | ModelProfile, scope: Scope) -> list[AbstractAction]:
     """Every abstract action possible in ``state``, in a fixed order."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
-    out = _slot_actions(p, state)
+    out = _slot_actions(p, state, scope.static and p.static_members)
     if state.join_op != NO_JOIN:
         out.append(AbstractAction("ExpireJoin"))
     if state.sync_op:
@@ -273,6 +291,8 @@ def _apply(p: ModelProfile, w: W, action: AbstractAction) -> Ws:
         answered = _refused(p, w, action)
         if answered is not None:
             return answered
+    if action.kind == "JoinGroup/static-rejoin":
+        return static_rejoin(p, w, action.slot, changed=action.arg == "changed")
     if action.kind in SLOT_ACTIONS:
         return SLOT_ACTIONS[action.kind](p, w, action.slot)
     if action.kind == "ExpireJoin":
@@ -318,17 +338,25 @@ def outcomes(state: State, action: AbstractAction, profile: str | ModelProfile, 
 #:   bad-session                 JoinGroup: session timeout outside the broker's bounds (J2)
 #:   bad-protocol                JoinGroup to an existing group: protocol type/names not supported (§3.6)
 #:   stale                       a member's SyncGroup/Heartbeat/OffsetCommit with another generation
+#:   unsupported                 JoinGroup with a group.instance.id to a release without KIP-345 (§3.1)
+#:   fenced                      the request's group.instance.id maps to another member id (§3.8, KIP-345)
+#:   unknown-instance            its group.instance.id maps to nothing: 3.x UNKNOWN_MEMBER_ID, 2.x ignores it
+#:   changed                     (JoinGroup/static-rejoin only) the restart carries other protocol metadata
 #: and a request whose slot is not a member (nor, for JoinGroup/LeaveGroup, a pending id) is from an
 #: unknown member id.
 REQUEST_CELLS_KINDS = frozenset({"JoinGroup/known", "JoinGroup/changed", "JoinGroup/new", "JoinGroup/new-pending",
-                                 "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup", "OffsetCommit/simple"})
+                                 "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup", "OffsetCommit/simple",
+                                 "JoinGroup/static-new", "JoinGroup/static-rejoin"})
 _API = {"JoinGroup/known": "JoinGroup", "JoinGroup/changed": "JoinGroup", "JoinGroup/new": "JoinGroup",
-        "JoinGroup/new-pending": "JoinGroup", "OffsetCommit/simple": "OffsetCommit"}
+        "JoinGroup/new-pending": "JoinGroup", "OffsetCommit/simple": "OffsetCommit",
+        "JoinGroup/static-new": "JoinGroup", "JoinGroup/static-rejoin": "JoinGroup"}
 
 
 def _valid_requester(w: W, action: AbstractAction) -> bool:
-    if action.kind in ("JoinGroup/new", "JoinGroup/new-pending", "OffsetCommit/simple"):
+    if action.kind in ("JoinGroup/new", "JoinGroup/new-pending", "OffsetCommit/simple", "JoinGroup/static-new"):
         return True
+    if action.kind == "JoinGroup/static-rejoin":
+        return w.slots[action.slot].static and w.slots[action.slot].member
     status = w.slots[action.slot].status
     return status == MEMBER or (status == PENDING and action.kind in ("JoinGroup/known", "LeaveGroup"))
 
@@ -347,10 +375,16 @@ def _refused(p: ModelProfile, w: W, action: AbstractAction) -> Ws | None:
         return refuse("NOT_COORDINATOR")
     if cell == "loading":
         return refuse(p.loading_answers[api])
+    if cell == "unsupported":   # KafkaApis: no KIP-345 in this release
+        return refuse("UNSUPPORTED_VERSION")
     if cell == "bad-session":
         return refuse("INVALID_SESSION_TIMEOUT")
     if cell == "bad-protocol":   # J5a/J5b step 2, before the member id is looked at (§3.1, §3.6)
         return refuse("INCONSISTENT_GROUP_PROTOCOL")
+    if cell == "fenced" and w.group != ABSENT_GROUP:   # J5b 4, §3.2 2, §3.3, §3.4, §3.5: before the member id
+        return refuse("FENCED_INSTANCE_ID")
+    if cell == "unknown-instance" and p.validate_current_member and w.group != ABSENT_GROUP:
+        return refuse("UNKNOWN_MEMBER_ID")
     if api == "JoinGroup":
         return None if _valid_requester(w, action) else refuse("UNKNOWN_MEMBER_ID")
     if w.group == ABSENT_GROUP:

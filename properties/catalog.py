@@ -41,6 +41,7 @@ PROPERTY_MODULES = (
     "properties.concrete_steps",
     "properties.concrete_requests",
     "properties.concrete_liveness",
+    "properties.concrete_static",
     "properties.witnesses",
     "properties.abstract",
     "properties.abstract_outputs",

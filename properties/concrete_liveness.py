@@ -51,16 +51,21 @@ class JoinPhaseClock:
         return None if e is None else e[0] + e[1] + e[2]
 
     def update(self, before: Observation, step: Step, after: Observation) -> None:
+        retried = False
         if step.action.kind == "FireTimer" and isinstance(step.action.arg, int):
             op = before.op(step.action.arg)
             if op is not None and op.kind in JOIN_OPS and op.incarnation in self.entries:
                 self.entries[op.incarnation][2] += before.time_ms - op.deadline_ms
+            # §4.4 step 3 (static members, 2.3+): no joined leader can be elected, so a new DelayedJoin of the
+            # current rebalance timeout waits again — the join phase starts over
+            retried = (op is not None and op.kind == "DelayedJoin" and after.group is not None
+                       and after.group.incarnation == op.incarnation and after.group.state is PR)
         g = after.group
         if g is None or g.state is not PR:
             self.entries.clear()
             return
         entries = [frm for gid, frm, to in after.transitions if gid == g.group_id and to == PR.value]
-        if entries or g.incarnation not in self.entries:
+        if entries or retried or g.incarnation not in self.entries:
             self.entries = {g.incarnation: [after.time_ms, join_phase_total(after, g, entries[-1:] == [E.value]), 0]}
         else:
             self.entries = {g.incarnation: self.entries[g.incarnation]}

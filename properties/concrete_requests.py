@@ -10,6 +10,7 @@ from model.profiles import heartbeat_answers, heartbeat_resets
 from model.releases import RUNNABLE, fact
 from properties.catalog import Witness, always_step
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
+from properties.static_reads import replacement_answers
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -165,12 +166,13 @@ def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness
              source="SPEC.md §3.1 (JoinGroup success response: memberId, new generation, protocol, leaderId)")
 def join_response_fields(before: Observation, step: Step, after: Observation) -> Witness | None:
     g = after.group
+    replacing = replacement_answers(before, step)   # they name the leader before the replacement (§3.1 J5a 4)
     for r in step.responses:
         if r.api != "JoinGroup" or r.error != "NONE":
             continue
         gen = None if r.generation_id == NO_GENERATION else str(r.generation_id)
-        if (g is None or gen != str(g.generation_id) or shown(r.leader_id) != g.leader_id
-                or g.member(r.member_id) is None):
+        leader_ok = r.key in replacing or shown(r.leader_id) == g.leader_id if g is not None else False
+        if g is None or gen != str(g.generation_id) or not leader_ok or g.member(r.member_id) is None:
             return {"response": f"{r.api}#{r.corr}", "gen": gen, "leader": shown(r.leader_id),
                     "member": shown(r.member_id), "group_generation": None if g is None else g.generation_id,
                     "group_leader": None if g is None else g.leader_id,
@@ -186,10 +188,11 @@ def leader_list(before: Observation, step: Step, after: Observation) -> Witness 
     g = after.group
     if g is None:
         return None
+    replacing = replacement_answers(before, step)   # a static id replacement's answer has no list (§3.1 J5a 4)
     for r in step.responses:
         if r.api != "JoinGroup" or r.error != "NONE":
             continue
-        is_leader = shown(r.member_id) == g.leader_id
+        is_leader = shown(r.member_id) == g.leader_id and r.key not in replacing
         if is_leader != bool(r.members) or (is_leader and set(r.members) != g.member_ids):
             return {"member": shown(r.member_id), "leader": g.leader_id, "member_list": list(r.members),
                     "group_members": sorted(g.member_ids)}

@@ -71,12 +71,15 @@ def pending_not_members(obs: Observation) -> Witness | None:
 
 
 @always("parked-join-only-in-preparing-rebalance",
-        claim="A member has a parked JoinGroup only while its group is PreparingRebalance.",
-        source="SPEC.md §1.5 I6 (a join callback is only parked in PreparingRebalance)")
+        claim="A member has a parked JoinGroup only while its group is PreparingRebalance — or, 2.6.1+, while the "
+              "store of its static id replacement is pending (answered from the store callback).",
+        source="SPEC.md §1.5 I6 (a join callback is only parked in PreparingRebalance); §3.1 J5a step 4 (Stable, "
+               "2.6.1+: updateMember parks the callback, storeGroup answers it)")
 def join_only_in_pr(obs: Observation) -> Witness | None:
+    storing = {(a.incarnation, a.member_id) for a in obs.appends if a.kind == "static"}
     for g in obs.groups:
         for m in g.members:
-            if m.awaiting_join is not None and g.state is not PR:
+            if m.awaiting_join is not None and g.state is not PR and (g.incarnation, m.member_id) not in storing:
                 return {"group": g.incarnation, "member": m.member_id, "awaiting_join": m.awaiting_join,
                         "state": g.state.value}
     return None

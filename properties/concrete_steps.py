@@ -11,6 +11,7 @@ from model.profiles import valid_previous_states
 from model.releases import RUNNABLE, any_of, fact, unless, when
 from properties.catalog import Witness, always_step
 from properties.observation import GroupObs, Observation, delivered_request
+from properties.static_reads import kept_static_members, static_restart
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -88,7 +89,9 @@ def _members_at_creation(before: Observation, step: Step, after: Observation, at
     req = delivered_request(before, step)
     if req is not None and req.api == "JoinGroup":
         added = [e.member_id for e in step.events[:at] if isinstance(e, MemberAdded)]
-        joiner = added[-1] if added else req.member_id
+        restart = static_restart(before, step)   # a static restart re-keys its instance's member (§3.1 J5a 4)
+        owner = dict(before.group.static_members).get(req.group_instance_id or "", "") if restart and g else ""
+        joiner = added[-1] if added else owner or req.member_id
         if joiner not in table or fact("rejoin-updates-timeouts", before.profile):   # KAFKA-14009
             table[joiner] = (req.session_timeout_ms, req.rebalance_timeout_ms)
     for gone in removed_before(step.events, at):
@@ -155,7 +158,8 @@ def removed_before_responses(before: Observation, step: Step, after: Observation
     answered = {r.member_id for r in step.responses
                 if r.api == "JoinGroup" and r.error == "NONE" and r.generation_id == gen}
     g = after.group
-    unanswered = sorted(g.member_ids - answered) if g is not None and g.generation_id == gen else []
+    kept = kept_static_members(before)   # 2.3+: static members that did not rejoin stay, unanswered (§4.4 1, 5)
+    unanswered = sorted(g.member_ids - answered - kept) if g is not None and g.generation_id == gen else []
     if late or unanswered:
         return {"generation": gen, "removed_after_generation": late, "members_without_join_response": unanswered}
     return None

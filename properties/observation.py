@@ -36,6 +36,7 @@ class MemberObs:
     heartbeat_satisfied: bool     # 2.5+ flag (3.9 profile)
     is_leaving: bool
     protocols: tuple[str, ...]
+    group_instance_id: str | None = None   # KIP-345 (2.3+)
 
     @property
     def awaiting(self) -> bool:
@@ -61,6 +62,7 @@ class GroupObs:
     num_members_awaiting_join: int
     supported_protocols: tuple[tuple[str, int], ...]
     new_member_added: bool
+    static_members: tuple[tuple[str, str], ...] = ()   # staticMembers: (group.instance.id, member id), sorted
 
     @property
     def member_ids(self) -> frozenset[str]:
@@ -98,7 +100,8 @@ class AppendObs:
     seq: int
     incarnation: int
     generation_id: int
-    kind: str                 # "assignment" | "empty"
+    kind: str                 # "assignment" | "empty" | "static" (a static member's id replacement, 2.6.1+)
+    member_id: str = ""       # "static": the new member id it stores
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +127,7 @@ class RequestObs:
     generation_id: int
     session_timeout_ms: int
     rebalance_timeout_ms: int
+    group_instance_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,14 +188,15 @@ def _key(future: Any) -> RequestKey | None:
 def _member(m: Any) -> MemberObs:
     return MemberObs(m.member_id, m.session_timeout_ms, m.rebalance_timeout_ms, _key(m.awaiting_join),
                      _key(m.awaiting_sync), m.is_new, m.latest_heartbeat_ms, m.heartbeat_satisfied, m.is_leaving,
-                     tuple(name for name, _ in m.protocols))
+                     tuple(name for name, _ in m.protocols), m.group_instance_id)
 
 
 def _group(g: Any, cached: bool) -> GroupObs:
     return GroupObs(g.group_id, g.incarnation, cached, g.state, g.generation_id, g.leader_id, g.protocol_type,
                     g.protocol_name, tuple(_member(g.members[k]) for k in sorted(g.members)),
                     frozenset(g.pending_members), frozenset(g.pending_sync_members), g.num_members_awaiting_join,
-                    tuple(sorted(g.supported_protocols.items())), g.new_member_added)
+                    tuple(sorted(g.supported_protocols.items())), g.new_member_added,
+                    tuple(sorted(g.static_members.items())))
 
 
 def _op(op: Any) -> OpObs:
@@ -223,8 +228,10 @@ def _live_ops(coord: Any) -> list[Any]:
 def _parked(groups: list[tuple[Any, bool]], ops: list[Any]) -> tuple[ParkedObs, ...]:
     found: dict[RequestKey, ParkedObs] = {}
     holders = [(g, m, True) for g, _ in groups for m in g.members.values()]
+    # an op of an id that a static member was re-keyed away from (KIP-345) still points at the member object; Kafka's
+    # DelayedHeartbeat holds only the id, so such an op holds nothing of the new incarnation
     holders += [(op.group, op.member, op.group.members.get(op.member_id) is op.member)
-                for op in ops if getattr(op, "member", None) is not None]
+                for op in ops if getattr(op, "member", None) is not None and op.member.member_id == op.member_id]
     for g, m, in_table in holders:
         for api, future in (("JoinGroup", m.awaiting_join), ("SyncGroup", m.awaiting_sync)):
             if future is not None:
@@ -256,7 +263,8 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
         profile=world.profile.name, previous_states=world.profile.previous_states, time_ms=coord.now_ms,
         group_id=gid, group=None if cached_group is None else by_inc[cached_group.incarnation], groups=groups,
         ops=tuple(_op(op) for op in ops),
-        appends=tuple(AppendObs(a.seq, a.group.incarnation, a.generation_id, a.kind) for a in coord.appends),
+        appends=tuple(AppendObs(a.seq, a.group.incarnation, a.generation_id, a.kind,
+                                a.rejoin.new_member_id if a.rejoin is not None else "") for a in coord.appends),
         parked=_parked(ordered, ops),
         inflight=_inflight(world),
         errors=len(coord.errors), last_error=coord.errors[-1] if coord.errors else "",
@@ -276,8 +284,8 @@ def observe_again(seen: Observation, world: World) -> Observation:
 
 
 def _inflight(world: World) -> tuple[RequestObs, ...]:
-    return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms)
-                 for k, r in sorted(world.net.requests.items()))
+    return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms,
+                            r.group_instance_id) for k, r in sorted(world.net.requests.items()))
 
 
 def delivered_key(action: Action) -> tuple[int, int] | None:
@@ -296,7 +304,7 @@ def delivered_request(before: Observation, step: Step) -> RequestObs | None:
     if action.kind == "Receive":
         r = WireRequest.from_payload(str(action.arg))
         return RequestObs((action.client, r.corr), r.api, r.member_id, r.generation_id, r.session_timeout_ms,
-                          r.rebalance_timeout_ms)
+                          r.rebalance_timeout_ms, r.group_instance_id)
     if action.kind == "DeliverRequest" and isinstance(action.arg, int):
         return before.request((action.client, action.arg))
     return None

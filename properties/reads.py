@@ -82,8 +82,9 @@ READS: Mapping[str, frozenset[str]] = {
     "sync-in-preparing-rebalance-answers-rebalance-in-progress": _SOC,
     "heartbeat-answer-follows-the-state-table": _SOC,
     "commit-in-completing-rebalance-answers-rebalance-in-progress": _SOC,
-    "join-response-carries-the-group-generation-and-leader": _SO,
-    "only-the-leader-receives-the-member-list": _SO,
+    # a static id replacement's answer is told apart by the delivered JoinGroup or the completed append
+    "join-response-carries-the-group-generation-and-leader": _SOC,
+    "only-the-leader-receives-the-member-list": _SOC,
     "store-callback-generation-guard": _SOC,                   # a CompleteAppend
     "unload-answers-every-parked-request-not-coordinator": _SOC,   # an UnloadGroup
     # properties/concrete_liveness.py: monitors; they react to clock moves and fired timers
@@ -107,6 +108,13 @@ READS: Mapping[str, frozenset[str]] = {
     "a-member-that-never-syncs-is-removed-by-the-delayed-sync": _O,
     "a-pending-member-expires": _O,
     "a-new-member-is-removed-by-the-new-member-timeout": _SO,
+    # properties/concrete_static.py (KIP-345)
+    "at-most-one-member-per-instance-id": _S,
+    "fenced-instance-id-never-succeeds": _SOC,                  # the delivered request's instance id
+    "static-member-survives-join-completion": _SO,
+    "an-instance-id-moves-to-a-new-member-id": _O,
+    "a-request-of-a-fenced-instance-is-answered-fenced": _O,
+    "a-static-member-that-did-not-rejoin-survives-join-completion": _SO,
     # properties/checker_side.py: holds on every triple (its violations are made by the runners)
     "checker-observes-every-state": frozenset(),
 }

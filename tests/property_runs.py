@@ -129,7 +129,23 @@ def _keep_alive(client: int, times: int, every_ms: int) -> tuple[tuple, ...]:
 
 
 #: witness name -> a script that reaches it (besides the seed scenarios and the walks)
+#: two static consumers (KIP-345): c0 (session 30 s) does not rejoin the rebalance c1's join starts and survives its
+#: completion; then c0 restarts with its instance id while a Heartbeat of its old incarnation is still in flight,
+#: which the coordinator answers FENCED_INSTANCE_ID
+STATIC_SCRIPT = (("request", 0, "JoinGroup"), ("respond", 0, "JoinGroup"), ("call", 0, "SyncGroup"),
+                 ("request", 1, "JoinGroup"), ("wait", 10001), ("respond", 1, "JoinGroup"),
+                 ("send", 0, "Heartbeat"), ("do", Action("Crash", 0, 0)), ("do", Action("Restart", 0, 0)),
+                 ("request", 0, "JoinGroup"), ("deliver", 0, "Heartbeat"))
+#: c1 restarts while its first JoinGroup is parked: the old incarnation's join is fenced (SPEC.md §3.1 J5a step 4)
+STATIC_RESTART_PARKED = (("request", 0, "JoinGroup"), ("respond", 0, "JoinGroup"), ("call", 0, "SyncGroup"),
+                         ("request", 1, "JoinGroup"), ("do", Action("Crash", 1, 0)), ("do", Action("Restart", 1, 0)),
+                         ("request", 1, "JoinGroup"))
 WITNESS_SCRIPTS: dict[str, Script] = {
+    "an-instance-id-moves-to-a-new-member-id": Script(
+        ("2.4.1", "2.7.0", "3.9"), replace(SCRIPT_SCOPE, crashes=True), STATIC_RESTART_PARKED, ("static", "static")),
+    "a-static-member-that-did-not-rejoin-survives-join-completion": Script(
+        ("2.4.1", "2.7.0", "3.9"), replace(SCRIPT_SCOPE, crashes=True, session_timeout_ms=(30000, 10000),
+                                           rebalance_timeout_ms=(10000, 10000)), STATIC_SCRIPT, ("static", "static")),
     "a-store-callback-is-ignored-for-an-old-generation": Script(
         PROFILES, replace(SCRIPT_SCOPE, append_mode="deferred"), STALE_APPEND),
     "a-store-callback-fails-and-the-group-rebalances": Script(

@@ -10,7 +10,8 @@ import pytest
 from core.events import (EVENT_TYPES, GenerationStable, GenerationStarted, GroupEmptied, HeartbeatCompletedAtBirth,
                          HeartbeatScheduled, IllegalState, MemberAdded, MemberExpired, MemberLeaves, MemberNotRejoined,
                          MemberNotSynced, OperationCompleted, PendingMemberExpired, RebalancePrepared, StepEvent,
-                         StoreCallbackIgnored, Unloaded, first_of, of_kind, parse_event, removed_before)
+                         StaticMemberReplaced, StoreCallbackIgnored, Unloaded, first_of, of_kind, parse_event,
+                         removed_before)
 from core.responses import Response, parse_response
 from core.trace import Step, Trace, TraceFormatError
 from harness.scope import Scope
@@ -21,6 +22,7 @@ LINES: tuple[tuple[StepEvent, str], ...] = (
     (IllegalState("Group g should be in one of [Stable] before moving to Dead, but it is Dead"),
      "IllegalStateError: Group g should be in one of [Stable] before moving to Dead, but it is Dead"),
     (MemberAdded("c0-1"), "member c0-1 added"),
+    (StaticMemberReplaced("i0", "i0-1", "i0-7"), "static member i0: i0-1 replaced by i0-7"),
     (MemberLeaves("c0-1"), "member c0-1 leaves"),
     (MemberExpired("c1-4"), "member c1-4 failed: heartbeat expired"),
     (MemberNotRejoined("c1-4"), "member c1-4 removed: did not rejoin"),

@@ -255,7 +255,24 @@ CASES: tuple[Case, ...] = (
     Case("unload-answers-every-parked-request-not-coordinator", "0.10.0",
          lambda t: t[1].action.kind == "UnloadGroup" and bool(t[0].parked),
          lambda t: (t[0], replace(t[1], responses=()), t[2]), "answer"),
+    # -- static membership (properties/concrete_static.py; the static witness script of tests/property_runs.py) --
+    Case("at-most-one-member-per-instance-id", "3.9", lambda t: len(_static_members(t[2])) >= 2,
+         _a(lambda o: with_member(o, _static_members(o)[1].member_id,
+                                  group_instance_id=_static_members(o)[0].group_instance_id)),
+         "members_carrying_it"),
+    Case("fenced-instance-id-never-succeeds", "3.9",   # a delivered request fenced (not a replacement's parked one)
+         lambda t: any(r.error == "FENCED_INSTANCE_ID" and r.key == delivered_key(t[1].action) for r in t[1].responses),
+         lambda t: (t[0], map_responses(t[1], lambda r: r.error == "FENCED_INSTANCE_ID", error="NONE"), t[2]),
+         "instance_maps_to"),
+    Case("static-member-survives-join-completion", "3.9",
+         lambda t: has(GenerationStarted, t[1]) and any(m.awaiting_join is None for m in _static_members(t[0])),
+         lambda t: (t[0], replace(t[1], events=t[1].events + (MemberNotRejoined(next(
+             m.member_id for m in _static_members(t[0]) if m.awaiting_join is None)),)), t[2]), "instance_id"),
 )
+
+
+def _static_members(obs: Observation) -> list[MemberObs]:
+    return [m for m in obs.group.members if m.group_instance_id is not None] if obs.group is not None else []
 
 
 def _check(name: str, t: Triple) -> dict[str, object]:

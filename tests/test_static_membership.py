@@ -441,20 +441,25 @@ def test_a_snapshot_keeps_the_static_map_and_a_pending_replacement() -> None:
     assert restored.to_state() == g.c.to_state()
 
 
-# -- the default gate stays dynamic ---------------------------------------------------------------------
-def test_the_default_gate_worlds_have_no_static_clients() -> None:
-    """The world's default clients are dynamic: no walk scope or client mix of the gate sends an instance id,
-    so static membership changes no gate run."""
+# -- the gate: dynamic walks stay dynamic, one static walk on the KIP-345 releases ---------------------------
+def test_the_gate_walks_static_clients_only_in_its_static_walk_and_only_with_kip_345() -> None:
+    """The gate's dynamic walk scopes and client mixes send no instance id (their coverage map assumes none); its
+    static walk has static kinds only (a forged instance id with a pending member id is an IllegalState by SPEC.md
+    §3.1 J5b step 3) and runs only on the releases with static members (0.10.0 answers UNSUPPORTED_VERSION)."""
     from harness.world import World
-    from kgc.gate import WALK_CLIENTS, WALK_KINDS, WALK_SCOPES
+    from kgc.gate import STATIC_WALKS, WALK_CLIENTS, WALK_KINDS, WALK_SCOPES, walk_configs
     assert set(WALK_KINDS) == {"java", "adversarial"}
     for scope in WALK_SCOPES.values():
         for clients in WALK_CLIENTS:
             world = World("3.9", scope, clients=clients, record=False)
             assert all(cfg.group_instance_id is None for cfg in world.configs)
+    for _scope, clients in STATIC_WALKS.values():
+        assert set(clients) <= {"static", "static-adversarial"}
+    assert not {name for name, _, _ in walk_configs("0.10.0")} & set(STATIC_WALKS)
+    assert {name for name, _, _ in walk_configs("2.4.1")} >= set(STATIC_WALKS)
 
 
-# -- harness static clients (not in any default scope) ----------------------------------------------------------
+# -- harness static clients (the gate's static walk only) --------------------------------------------------------
 @pytest.mark.parametrize("append_mode", ["sync", "deferred"])
 def test_a_world_walk_with_static_clients_never_makes_the_coordinator_raise(append_mode: str) -> None:
     """Two static Java consumers that crash and restart with their instance id and member id "", and an

@@ -1,0 +1,143 @@
+"""Static membership (KIP-345) at the abstract level: an instance's first join, its restart with member id "",
+and the store callback of a persisted id replacement. Written from SPEC.md §3.1 J5a step 4 / step 6, §4.4 and
+§4.6 (core only; model/profiles.py says which release does what, from model/releases.py).
+
+A slot with ``static`` is a member some group.instance.id maps to. The abstraction has no instance ids: the
+instance *is* the slot, so a restart keeps the slot (leader, pending sync and all) and only its member id — which
+the model does not name — changes. What the old id leaves behind is its DelayedHeartbeat ops (keyed by the old
+member id, they expire harmlessly, §3.1 J5a step 4): they move to a free slot, as any op that outlived its member.
+"""
+from __future__ import annotations
+
+from model.outputs import APPEND_GEN, CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, NONE_GEN, store_error
+from model.profiles import ModelProfile
+from model.rules import W, Ws, add_member, check_join, each, maybe_prepare, prepare, reschedule
+from model.state import ABSENT, ABSENT_GROUP, APPEND_STATIC, COMPLETING, FREE, PREPARING, Slot
+
+
+def join_static_new(p: ModelProfile, w: W, i: int, created: str) -> Ws:
+    """J5a step 6: an unknown instance id joins with member id "": addMemberAndRebalance, and the static map
+    records it (SPEC.md §3.1)."""
+    if w.group == ABSENT_GROUP:
+        w.group, w.fresh, w.nma = created, True, False
+    w.set(i, static=True)
+    return each(add_member(p, w, i), lambda x: check_join(p, x))
+
+
+def _free_slot(w: W) -> int:
+    return next((j for j, s in enumerate(w.slots) if s == FREE), -1)
+
+
+def _leave_ops_behind(w: W, i: int) -> bool:
+    """The old member id's heartbeat ops stay armed under that id: a free slot takes them (False: no free slot
+    in this scope, so the outcome is not representable and is dropped)."""
+    watch = w.slots[i].watch
+    if not watch:
+        return True
+    j = _free_slot(w)
+    if j < 0:
+        return False
+    w.slots[j] = Slot(status=ABSENT, watch=watch)
+    w.set(i, watch=0)
+    return True
+
+
+def static_rejoin(p: ModelProfile, w: W, i: int, changed: bool = False) -> Ws:
+    """J5a step 4: the known instance of slot ``i`` restarted and joins with member id "" (``changed``: with
+    protocol metadata other than its member's).
+
+    replaceStaticMember: a parked JoinGroup of the old incarnation is answered FENCED_INSTANCE_ID (old member id,
+    NoGeneration), a parked SyncGroup FENCED_INSTANCE_ID; leadership and the static map follow the new id. The
+    heartbeat is rescheduled (session timeout) under the new id, then updateMember parks the new JoinGroup. By
+    state: PreparingRebalance waits; CompletingRebalance and Stable act by the release's rule."""
+    slot = w.slots[i]
+    if slot.awaiting_join:
+        w.answer(i, "JoinGroup", "FENCED_INSTANCE_ID", NONE_GEN, ERROR_ID)
+    if slot.awaiting_sync:
+        w.answer(i, "SyncGroup", "FENCED_INSTANCE_ID")
+    if not _leave_ops_behind(w, i):
+        return []
+    w.set(i, awaiting_join=False, awaiting_sync=False, persist=False)
+    ws = [x.set(i, awaiting_join=True) for x in reschedule(p, w, i)]
+    if w.group == PREPARING:
+        return each(ws, lambda x: check_join(p, x))
+    rule = p.static_rejoin_completing if w.group == COMPLETING else p.static_rejoin_stable
+    return each(ws, lambda x: _outside_join_phase(p, x, i, rule, changed))
+
+
+def _answer_current(w: W, i: int) -> W:
+    """The current generation at once: the *old* leader id (never the new member id), no member list, NONE."""
+    return w.answer(i, "JoinGroup", "NONE", CURRENT, FOLLOWER).set(i, awaiting_join=False)
+
+
+def _outside_join_phase(p: ModelProfile, w: W, i: int, rule: str, changed: bool) -> Ws:
+    if rule == "answer":         # 2.3–2.4 (CompletingRebalance), 2.3.0–2.6.0 (Stable)
+        return [_answer_current(w, i)]
+    if rule == "rebalance":      # CompletingRebalance, 2.5.0+ (KAFKA-9801)
+        return each(prepare(p, w), lambda x: check_join(p, x))
+    # "persist" (Stable, 2.6.1+, KAFKA-10284): a protocol change rebalances — the model does not track protocols,
+    # so changed metadata may or may not change the selection — otherwise the group is stored
+    out = each(maybe_prepare(p, w.copy()), lambda x: check_join(p, x)) if changed else []
+    if not w.deferred:           # a synchronous append's callback runs at once, successfully
+        return out + [_answer_current(w, i)]
+    w.appends.append(APPEND_STATIC)
+    return out + [w.set(i, persist=True)]
+
+
+def complete_static_append(p: ModelProfile, w: W, ok: bool, pending_static: int) -> Ws:
+    """The store callback of a persisted id replacement (no state or generation guard, SPEC.md §3.1 J5a step 4).
+
+    It is for the current member id of one slot marked ``persist``, or — when more static appends were pending
+    than slots are marked (``pending_static`` counts them before this one was taken) — for an id that is gone
+    since (replaced again, or removed): then success does nothing and failure cannot revert (IllegalState)."""
+    targets = [i for i, s in enumerate(w.slots) if s.persist]
+    out: Ws = [w.copy()] if pending_static > len(targets) else []
+    for i in targets:
+        x = w.copy().set(i, persist=False)
+        out += [_store_ok(x, i)] if ok else _revert(p, x, i)
+    return out
+
+
+def complete_orphan_append(w: W, ok: bool) -> Ws:
+    """The callback of a static append whose group object left the cache acts on that object: it answers the
+    JoinGroup it still holds parked (success: NONE; failure: the store error with member id ""), with that
+    object's generation — or nothing, when that member's join was answered already or its id is gone."""
+    answered = w.copy()
+    if ok:
+        answered.answer(-1, "JoinGroup", "NONE", APPEND_GEN, FOLLOWER)
+    else:
+        answered.answer(-1, "JoinGroup", store_error(w.detail), APPEND_GEN, ERROR_NO_ID)
+    return [w, answered]
+
+
+def _store_ok(w: W, i: int) -> W:
+    """Success answers the member's parked JoinGroup (whichever it is) with the current generation."""
+    return _answer_current(w, i) if w.slots[i].awaiting_join else w
+
+
+def _revert(p: ModelProfile, w: W, i: int) -> Ws:
+    """Failure: updateMember with the old metadata and no callback (the parked join is dropped), the id goes back
+    to the old one (a SyncGroup parked meanwhile is fenced), the heartbeat is rescheduled under the old id — whose
+    own op, if still armed, completes — and the JoinGroup is answered the store error with member id ""."""
+    if w.slots[i].awaiting_sync:
+        w.answer(i, "SyncGroup", "FENCED_INSTANCE_ID")
+    w.answer(i, "JoinGroup", store_error(w.detail), CURRENT, ERROR_NO_ID)
+    w.set(i, awaiting_join=False, awaiting_sync=False)
+    old_ops = [j for j, s in enumerate(w.slots) if s.status == ABSENT and s.watch]
+    if not _leave_ops_behind(w, i):
+        return []
+    outs = [w] + [w.copy().set(j, watch=w.slots[j].watch - 1) for j in old_ops]
+    return each(outs, lambda x: reschedule(p, x, i))
+
+
+def loaded_static_variants(w: W, loaded: int) -> Ws:
+    """A load restores the static map from the record (SPEC.md §3.7): the first ``loaded`` slots are members, any
+    number of them static (slots are interchangeable, so a count is enough)."""
+    out = []
+    for k in range(loaded + 1):
+        x = w.copy()
+        for j in range(k):
+            x.set(j, static=True)
+        out.append(x)
+    return out
+

@@ -1,0 +1,46 @@
+"""What the generic properties need to know about static members (KIP-345): which JoinGroup answers belong to a
+static member's id replacement, and which members a join completion keeps without a response. Registers nothing
+(properties/concrete_static.py holds the static properties themselves)."""
+from __future__ import annotations
+
+from core.events import GenerationStarted, first_of
+from core.trace import Step
+from model.releases import fact
+from properties.observation import Observation, RequestObs, delivered_request
+
+
+def static_restart(before: Observation, step: Step) -> RequestObs | None:
+    """The step delivered a JoinGroup with member id "" whose group.instance.id maps to a member: a static
+    member's restart (J5a step 4)."""
+    req = delivered_request(before, step)
+    g = before.group
+    if (req is None or req.api != "JoinGroup" or req.member_id or req.group_instance_id is None or g is None
+            or not fact("static-membership", before.profile)):
+        return None
+    return req if req.group_instance_id in dict(g.static_members) else None
+
+
+def replacement_answers(before: Observation, step: Step) -> frozenset[tuple[int, int]]:
+    """Keys of the JoinGroup answers this step gives to static id replacements outside a join completion: the
+    immediate answer to a restart (2.3–2.4 CompletingRebalance, 2.3.0–2.6.0 Stable, or a synchronous store) and the
+    answer of a persisted replacement's store callback (2.6.1+). Such an answer names the leader *before* the
+    replacement and carries no member list (SPEC.md §3.1 J5a step 4), so the generic JoinGroup-answer properties
+    leave its leader and member list to this rule."""
+    if first_of(step.events, GenerationStarted) is not None:
+        return frozenset()
+    keys = set()
+    req = static_restart(before, step)
+    if req is not None:
+        keys.add(req.key)
+    if step.action.kind == "CompleteAppend" and before.appends and before.appends[0].kind == "static":
+        keys |= {r.key for r in step.responses if r.api == "JoinGroup"}
+    return frozenset(keys)
+
+
+def kept_static_members(before: Observation) -> frozenset[str]:
+    """Members with a group.instance.id that have not rejoined: onCompleteJoin keeps them and sends them no join
+    response (2.3+, SPEC.md §4.4 steps 1 and 5)."""
+    g = before.group
+    if g is None or not fact("static-membership", before.profile):
+        return frozenset()
+    return frozenset(m.member_id for m in g.members if m.group_instance_id is not None and m.awaiting_join is None)

@@ -26,7 +26,7 @@ def _walks_then_directed(profile: str, seed: int) -> tuple[Coverage, Coverage]:
     return walked, both
 
 
-@pytest.mark.parametrize("profile", ["0.10.0", "3.9"])
+@pytest.mark.parametrize("profile", ["0.10.0", pytest.param("3.9", marks=pytest.mark.slow)])   # 3.9: 37 s
 def test_directed_phase_covers_more_than_walks_with_the_same_steps(profile: str) -> None:
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     walks_only = Coverage(set(), set())

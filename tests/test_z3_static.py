@@ -1,0 +1,99 @@
+"""The Z3 encoding of the static scope (KIP-345; properties/z3/static.py) against the model, the static invariants'
+two interpreters, and the inductive proofs over the static vocabulary (issue 11 item 3).
+
+Default tier: the 1-slot static scope of 3.9 (cross-check, twins, a mutated rule). Slow tier: 1 slot on 2.4.1 and
+2.7.0, 2 slots on all three (2–10 min each), and the proofs (1–3 min per profile).
+"""
+from __future__ import annotations
+
+import pytest
+import z3
+
+from model.graph import build
+from model.state import Scope
+from properties.abstract import abstract_invariants
+from properties.abstract_static import STATIC_FINDINGS, STATIC_INVARIANTS, STATIC_STRENGTHENING
+from properties.z3.invariants import TWINS
+from properties.z3.prove import FINDING, NOT_INDUCTIVE, PROVED, proof_set, prove
+from properties.z3.static_invariants import STATIC_TWINS, evaluate_static_twins
+from tests.test_z3_encoding import disagreements
+
+STATIC_PROFILES = ("2.4.1", "2.7.0", "3.9")
+#: the one static claim whose unbounded form is not inductive: it counts (marked members ≤ static appends), and
+#: over an uninterpreted member sort the twin can only say "some member marked ⇒ some static append"
+NOT_INDUCTIVE_STATIC = "model-persisted-replacement-has-a-pending-static-append"
+
+
+def _param(profile: str, members: int) -> object:
+    slow = members > 1 or profile != "3.9"
+    return pytest.param(profile, members, marks=[pytest.mark.slow] if slow else [], id=f"{profile}-{members}slot")
+
+
+SCOPES = [_param(p, n) for p in STATIC_PROFILES for n in (1, 2)]
+
+
+@pytest.mark.parametrize(("profile", "members"), SCOPES)
+def test_z3_and_model_step_agree_on_every_static_state(profile: str, members: int) -> None:
+    """Every state of the static graph, every action kind (the two static JoinGroups included) and slot."""
+    assert disagreements(profile, Scope(members=members, static=True)) == []
+
+
+@pytest.mark.parametrize(("profile", "members"), SCOPES)
+def test_static_predicates_and_twins_agree_and_hold_on_every_static_state(profile: str, members: int) -> None:
+    """The static invariants hold on the static graph, and every twin (the dynamic ones too, which ignore the
+    static fields) says what its Python predicate says there."""
+    props = {p.name: p for p in abstract_invariants(profile)}
+    twins = {**STATIC_TWINS, **{n: TWINS[n] for n in props}}
+    out = []
+    for _, state in build(Scope(members=members, static=True), profile).nodes(data="state"):
+        said = evaluate_static_twins(state, twins)
+        for name, (_, predicate) in STATIC_INVARIANTS.items():
+            if predicate(state) is not None or not said[name]:
+                out.append(f"{name} on {state.short()}: python {predicate(state) is None}, z3 {said[name]}")
+        out += [f"{n} on {state.short()}" for n, p in props.items() if (p.check(state) is None) != said[n]]
+    assert out == []
+    assert set(STATIC_TWINS) == set(STATIC_INVARIANTS)
+
+
+def test_a_join_completion_that_removes_static_members_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant: onCompleteJoin removes every member that did not rejoin, static ones too (SPEC.md §4.4 step 1 before
+    KIP-345). The cross-check names a join completion where model.step keeps the static member."""
+    from properties.z3 import rules, steps
+    original = rules.remove_where
+
+    def removes_static_too(p, w, sel, complete_ops):   # type: ignore[no-untyped-def]
+        return original(p, w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))), complete_ops)
+    monkeypatch.setattr(rules, "remove_where", removes_static_too)
+    monkeypatch.setattr(steps, "_CACHE", {})
+    found = disagreements("3.9", Scope(members=1, static=True))
+    assert found and all(" ExpireJoin: " in f or "(0): " in f for f in found)
+    assert any("ExpireJoin" in f and "model only" in f and "I" in f.split("model only")[1] for f in found), found
+
+
+def test_the_static_proof_set() -> None:
+    """Static scope: the static claims join, the three abstract invariants the static scope breaks become findings;
+    a release without static members keeps its dynamic proof set."""
+    claims, findings = proof_set("3.9", static=True)
+    assert set(STATIC_INVARIANTS) <= set(claims) and not set(STATIC_FINDINGS) & set(claims)
+    assert set(STATIC_FINDINGS) <= set(findings)
+    assert proof_set("0.10.0", static=True) == proof_set("0.10.0")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", STATIC_PROFILES)
+def test_the_static_proof_set_is_proved_but_the_counting_claim(profile: str) -> None:
+    results = {r.invariant: r for r in prove(profile, static=True)}
+    claims, findings = proof_set(profile, static=True)
+    want = {**{n: PROVED for n in claims}, **{n: FINDING for n in findings}, NOT_INDUCTIVE_STATIC: NOT_INDUCTIVE}
+    assert {n: r.status for n, r in results.items()} == want
+    cti = results[NOT_INDUCTIVE_STATIC].cti
+    assert cti is not None and cti.action is not None and cti.action.kind == "CompleteAppend"
+    assert sum(s.persist for s in cti.pre.slots) > cti.pre.appends.count("static")   # a pre-state no graph reaches
+
+
+@pytest.mark.slow
+def test_without_the_static_strengthening_the_proof_fails() -> None:
+    claims, _ = proof_set("3.9", static=True)
+    results = prove("3.9", static=True, names=[n for n in claims if n not in STATIC_STRENGTHENING])
+    broken = {r.invariant for r in results if r.status == NOT_INDUCTIVE}
+    assert broken - {NOT_INDUCTIVE_STATIC}, broken

@@ -95,8 +95,10 @@ STATIC_FINDINGS: Mapping[str, str] = MappingProxyType({
         "replacement answers it; the group stays Stable (replaced by "
         "model-awaiting-join-outside-preparing-only-while-persisted)",
     "model-idle-member-has-liveness-watch":
-        "a failed store of a static id replacement reschedules under the old id, whose ops were left behind on a "
-        "free slot: the member is idle and its live op is keyed by the old id (SPEC.md §3.1 J5a step 4)",
+        "2.6.1+: a static restart stored in Stable parks its JoinGroup; its heartbeat op expires meanwhile and the "
+        "member is kept (it awaits a join); the store callback answers the join without rescheduling, so the member "
+        "is idle with no live expiration (3.9 static 2-slot graph: JoinGroup/static-new, ExpireJoin, SyncGroup, "
+        "CompleteAppend[ok], JoinGroup/static-rejoin, ExpireHeartbeat, CompleteAppend[ok])",
     "model-removed-member-leaves-no-liveness-op":
         "a static restart leaves the old member id's DelayedHeartbeat ops armed; they expire idly (SPEC.md §3.1 "
         "J5a step 4)",

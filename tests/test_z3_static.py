@@ -10,10 +10,15 @@ import pytest
 import z3
 
 from model.graph import build
-from model.state import Scope
+from model.profiles import get_model_profile
+from model.rules import W
+from model.state import FREE, AbstractAction, Scope
+from model.step import _refused, _valid_requester, outcomes
 from properties.abstract import abstract_invariants
 from properties.abstract_static import STATIC_FINDINGS, STATIC_INVARIANTS, STATIC_STRENGTHENING
+from properties.z3.explicit import Z3Stepper
 from properties.z3.invariants import TWINS
+from properties.z3.refusals import STATIC_REFUSAL_KINDS
 from properties.z3.prove import FINDING, NOT_INDUCTIVE, PROVED, proof_set, prove
 from properties.z3.static_invariants import STATIC_TWINS, evaluate_static_twins
 from tests.test_z3_encoding import disagreements
@@ -53,6 +58,39 @@ def test_static_predicates_and_twins_agree_and_hold_on_every_static_state(profil
         out += [f"{n} on {state.short()}" for n, p in props.items() if (p.check(state) is None) != said[n]]
     assert out == []
     assert set(STATIC_TWINS) == set(STATIC_INVARIANTS)
+
+
+def static_refusal_disagreements(profile: str, scope: Scope) -> list[str]:
+    """Every refused request with an instance-id cell, and every refused static JoinGroup, from every kind of slot in
+    every group state of the static graph: Z3's refusal outcomes equal model.step.outcomes where the model refuses."""
+    z3_step, p = Z3Stepper(profile, scope), get_model_profile(profile)
+    out, seen = [], set()
+    for _, state in build(scope, profile).nodes(data="state"):
+        key = (state.group, tuple((x.status, x.watch == 0, x.static) for x in state.slots))   # all a refusal reads
+        if key in seen:
+            continue
+        seen.add(key)
+        for kind, cell in STATIC_REFUSAL_KINDS:
+            for slot in [-1] if kind == "OffsetCommit/simple" else range(len(state.slots)):
+                if kind in ("JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/static-new") and \
+                        state.slots[slot] != FREE:   # a new member's slot is free
+                    continue
+                action = AbstractAction(kind, slot, cell)
+                w = W.of(state, scope)
+                refused = (cell or not _valid_requester(w, action)) and _refused(p, w, action) is not None
+                want = set(outcomes(state, action, profile, scope, "x")) if refused else set()
+                got = z3_step.outcomes(state, kind, cell, slot, "x", refused=True)
+                if got != want:
+                    out.append(f"{state.short()} {action}: z3 {sorted(str(o) for _, o in got)}, "
+                               f"model {sorted(str(o) for _, o in want)}")
+    return out
+
+
+@pytest.mark.parametrize("profile", ["2.4.1", "3.9"])
+def test_z3_and_model_agree_on_every_static_refusal(profile: str) -> None:
+    """fenced / unknown-instance (3.x: UNKNOWN_MEMBER_ID, 2.x: ignored) / unsupported, and the static JoinGroups
+    refused for any reason, on the 1-slot static scope."""
+    assert static_refusal_disagreements(profile, Scope(members=1, static=True)) == []
 
 
 def test_a_join_completion_that_removes_static_members_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:

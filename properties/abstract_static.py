@@ -15,6 +15,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Callable, Mapping
 
+from model.releases import RUNNABLE, when
 from model.state import APPEND_STATIC, INITIAL_JOIN, MEMBER, PREPARING, STABLE, State
 
 Witness = dict[str, object]
@@ -88,18 +89,18 @@ STATIC_INVARIANTS: Mapping[str, tuple[str, StatePredicate]] = MappingProxyType({
 STATIC_STRENGTHENING = frozenset({"model-new-member-only-in-preparing-rebalance-and-not-persisted",
                                   "model-persisted-member-never-in-an-initial-join"})
 
-#: abstract invariants (properties/abstract.py) that the static scope breaks by design, per release fact
-STATIC_FINDINGS: Mapping[str, str] = MappingProxyType({
-    "model-awaiting-join-only-for-members-in-preparing-rebalance":
-        "2.6.1+ (KAFKA-10284): a static restart in Stable parks its JoinGroup until the store callback of its id "
-        "replacement answers it; the group stays Stable (replaced by "
-        "model-awaiting-join-outside-preparing-only-while-persisted)",
-    "model-idle-member-has-liveness-watch":
-        "2.6.1+: a static restart stored in Stable parks its JoinGroup; its heartbeat op expires meanwhile and the "
-        "member is kept (it awaits a join); the store callback answers the join without rescheduling, so the member "
-        "is idle with no live expiration (3.9 static 2-slot graph: JoinGroup/static-new, ExpireJoin, SyncGroup, "
-        "CompleteAppend[ok], JoinGroup/static-rejoin, ExpireHeartbeat, CompleteAppend[ok])",
-    "model-removed-member-leaves-no-liveness-op":
-        "a static restart leaves the old member id's DelayedHeartbeat ops armed; they expire idly (SPEC.md §3.1 "
-        "J5a step 4)",
-})
+#: (abstract invariant, profile) pairs that the static scope breaks by design (properties/abstract.py's are kept)
+STATIC_FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({(name, p): why for name, applies, why in (
+    ("model-awaiting-join-only-for-members-in-preparing-rebalance", when("static-rejoin-persisted-in-stable"),
+     "2.6.1+ (KAFKA-10284): a static restart in Stable parks its JoinGroup until the store callback of its id "
+     "replacement answers it; the group stays Stable (replaced by "
+     "model-awaiting-join-outside-preparing-only-while-persisted)"),
+    ("model-idle-member-has-liveness-watch", when("static-rejoin-persisted-in-stable"),
+     "2.6.1+: a static restart stored in Stable parks its JoinGroup; its heartbeat op expires meanwhile and the "
+     "member is kept (it awaits a join); the store callback answers the join without rescheduling, so the member "
+     "is idle with no live expiration (3.9 static 2-slot graph: JoinGroup/static-new, ExpireJoin, SyncGroup, "
+     "CompleteAppend[ok], JoinGroup/static-rejoin, ExpireHeartbeat, CompleteAppend[ok])"),
+    ("model-removed-member-leaves-no-liveness-op", when("static-membership"),
+     "a static restart leaves the old member id's DelayedHeartbeat ops armed; they expire idly (SPEC.md §3.1 "
+     "J5a step 4)"),
+) for p in RUNNABLE if applies(p)})

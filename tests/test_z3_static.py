@@ -43,21 +43,30 @@ def test_z3_and_model_step_agree_on_every_static_state(profile: str, members: in
     assert disagreements(profile, Scope(members=members, static=True)) == []
 
 
+@pytest.mark.parametrize("profile", ["3.9", pytest.param("2.7.0", marks=[pytest.mark.slow])])
+def test_z3_and_model_step_agree_on_every_static_state_with_synchronous_appends(profile: str) -> None:
+    """A synchronous append: a stored restart (2.6.1+) is answered at once instead of marked persist."""
+    assert disagreements(profile, Scope(members=1, static=True, deferred_appends=False)) == []
+
+
 @pytest.mark.parametrize(("profile", "members"), SCOPES)
 def test_static_predicates_and_twins_agree_and_hold_on_every_static_state(profile: str, members: int) -> None:
     """The static invariants hold on the static graph, and every twin (the dynamic ones too, which ignore the
     static fields) says what its Python predicate says there."""
     props = {p.name: p for p in abstract_invariants(profile)}
     twins = {**STATIC_TWINS, **{n: TWINS[n] for n in props}}
-    out = []
+    out, broken = [], set()
     for _, state in build(Scope(members=members, static=True), profile).nodes(data="state"):
         said = evaluate_static_twins(state, twins)
+        broken |= {n for n, p in props.items() if p.check(state) is not None}
         for name, (_, predicate) in STATIC_INVARIANTS.items():
             if predicate(state) is not None or not said[name]:
                 out.append(f"{name} on {state.short()}: python {predicate(state) is None}, z3 {said[name]}")
         out += [f"{n} on {state.short()}" for n, p in props.items() if (p.check(state) is None) != said[n]]
     assert out == []
     assert set(STATIC_TWINS) == set(STATIC_INVARIANTS)
+    if members == 2:   # the findings of the static proof are exactly what the 2-slot static graph breaks
+        assert broken == set(proof_set(profile, static=True)[1])
 
 
 def static_refusal_disagreements(profile: str, scope: Scope) -> list[str]:
@@ -112,8 +121,10 @@ def test_the_static_proof_set() -> None:
     """Static scope: the static claims join, the three abstract invariants the static scope breaks become findings;
     a release without static members keeps its dynamic proof set."""
     claims, findings = proof_set("3.9", static=True)
-    assert set(STATIC_INVARIANTS) <= set(claims) and not set(STATIC_FINDINGS) & set(claims)
-    assert set(STATIC_FINDINGS) <= set(findings)
+    static_findings = {n for n, p in STATIC_FINDINGS if p == "3.9"}
+    assert set(STATIC_INVARIANTS) <= set(claims) and not static_findings & set(claims)
+    assert static_findings <= set(findings)
+    assert "model-awaiting-join-only-for-members-in-preparing-rebalance" in proof_set("2.4.1", static=True)[0]
     assert proof_set("0.10.0", static=True) == proof_set("0.10.0")
 
 
@@ -135,3 +146,27 @@ def test_without_the_static_strengthening_the_proof_fails() -> None:
     results = prove("3.9", static=True, names=[n for n in claims if n not in STATIC_STRENGTHENING])
     broken = {r.invariant for r in results if r.status == NOT_INDUCTIVE}
     assert broken - {NOT_INDUCTIVE_STATIC}, broken
+
+
+@pytest.mark.slow
+def test_a_join_completion_that_drops_static_members_but_not_their_flag_fails_the_proof(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant for the proof: onCompleteJoin removes static members that did not rejoin and leaves the static map
+    pointing at them. model-static-slot-is-a-member is then not inductive, and the CTI says model.step disowns it."""
+    from properties.z3 import rules, steps
+    original = rules.remove_where
+
+    def drops_static(p, w, sel, complete_ops):   # type: ignore[no-untyped-def]
+        flags = w.slots["static"]
+        out = original(p, w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))), complete_ops)
+        for x in out:
+            x.slots["static"] = flags
+        return out
+    monkeypatch.setattr(rules, "remove_where", drops_static)
+    monkeypatch.setattr(steps, "_CACHE", {})
+    results = {r.invariant: r for r in prove("3.9", static=True, names=["model-static-slot-is-a-member"])}
+    r = results["model-static-slot-is-a-member"]
+    assert r.status == NOT_INDUCTIVE and r.cti is not None and r.cti.action is not None
+    assert r.cti.action.kind in ("ExpireJoin", "JoinGroup/static-rejoin", "JoinGroup/known", "LeaveGroup",
+                                 "ExpireHeartbeat", "JoinGroup/changed", "JoinGroup/static-new")
+    assert r.cti.model_agrees is False

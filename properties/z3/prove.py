@@ -95,8 +95,8 @@ def proof_set(profile: str, static: bool = False) -> tuple[list[str], dict[str, 
     claims = [n for n in names if (n, profile) not in FINDINGS]
     findings = {n: FINDINGS[(n, profile)] for n in names if (n, profile) in FINDINGS}
     if static and get_model_profile(profile).static_members:
-        findings.update({n: STATIC_FINDINGS[n] for n in claims if n in STATIC_FINDINGS})
-        claims = [n for n in claims if n not in STATIC_FINDINGS] + list(STATIC_INVARIANTS)
+        findings.update({n: STATIC_FINDINGS[(n, profile)] for n in claims if (n, profile) in STATIC_FINDINGS})
+        claims = [n for n in claims if n not in findings] + list(STATIC_INVARIANTS)
     return claims, findings
 
 

@@ -69,6 +69,15 @@ def test_static_predicates_and_twins_agree_and_hold_on_every_static_state(profil
         assert broken == set(proof_set(profile, static=True)[1])
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", STATIC_PROFILES)
+def test_z3_and_model_outcomes_agree_on_every_static_state(profile: str) -> None:
+    """(successor, outputs) pairs on the 1-slot static scope: the fenced answers of a restart, the current-generation
+    answer of a stored restart's callback, the store error of a failed one (5–10 s each here)."""
+    from tests.test_z3_outputs import disagreements as output_disagreements
+    assert output_disagreements(profile, Scope(members=1, static=True)) == []
+
+
 def static_refusal_disagreements(profile: str, scope: Scope) -> list[str]:
     """Every refused request with an instance-id cell, and every refused static JoinGroup, from every kind of slot in
     every group state of the static graph: Z3's refusal outcomes equal model.step.outcomes where the model refuses."""

@@ -67,6 +67,9 @@ STATIC_INVARIANTS: Mapping[str, tuple[str, StatePredicate]] = MappingProxyType({
     "model-persist-only-for-static-members": (
         "Only a static member's id replacement awaits its store callback (SPEC.md §3.1 J5a step 4).",
         persist_only_static),
+    # holds on every static graph, but its unbounded twin ("some member marked ⇒ some static append": a count is not
+    # expressible over an uninterpreted member sort) is not inductive — two marked members, one static append, whose
+    # callback clears one (prove(static=True) reports it not-inductive with that CTI; tests/test_z3_static.py)
     "model-persisted-replacement-has-a-pending-static-append": (
         "Each member whose id replacement awaits its store callback has a static append pending (no fewer static "
         "appends than marked members).", persist_has_append),

@@ -32,7 +32,8 @@ def model_outcomes(state: State, profile: str, scope: Scope, kind: str, arg: str
     interchangeable: the model offers JoinGroup/new in the first one only, Z3 in every one)."""
     action = AbstractAction(kind, slot, arg)
     offered = enabled(state, profile, scope)
-    first_free_only = kind.startswith("JoinGroup/new") and state.slots[slot] == FREE
+    first_free_only = kind in ("JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/static-new") and \
+        state.slots[slot] == FREE
     if action in offered or (first_free_only and any(a.kind == kind for a in offered)):
         return set(outcomes(state, action, profile, scope, DETAIL))
     return set()

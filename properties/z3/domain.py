@@ -20,7 +20,8 @@ from typing import Callable, Sequence, TypeAlias
 
 import z3
 
-from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, COMPLETING, EMPTY,
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_ORPHAN, APPEND_STALE,
+                         APPEND_STATIC, COMPLETING, EMPTY,
                          INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING, STABLE)
 
 Expr: TypeAlias = z3.ExprRef
@@ -38,7 +39,7 @@ GroupSort, GROUP = _enum("Group", (ABSENT_GROUP, EMPTY, PREPARING, COMPLETING, S
 JoinSort, JOIN_OP = _enum("JoinOp", (NO_JOIN, JOIN, INITIAL_JOIN))
 StatusSort, STATUS = _enum("Status", (ABSENT, PENDING, MEMBER))
 WatchSort, WATCH = _enum("Watch", (0, 1, MANY))
-KindSort, KIND = _enum("Kind", (APPEND_CURRENT, APPEND_STALE, APPEND_EMPTY))
+KindSort, KIND = _enum("Kind", (APPEND_CURRENT, APPEND_STALE, APPEND_EMPTY, APPEND_STATIC, APPEND_ORPHAN))
 
 
 _VALUES: dict[int, object] = {c.get_id(): v for table in (GROUP, JOIN_OP, STATUS, WATCH, KIND)
@@ -285,6 +286,10 @@ class BoundedAppends:
 
     def well_formed(self) -> Expr:
         return z3.And(0 <= self.n, self.n <= self.capacity)
+
+    def count(self, pred: Callable[[Expr], Expr]) -> Expr:
+        """How many pending appends satisfy ``pred`` (an Int term)."""
+        return z3.Sum([z3.If(z3.And(i < self.n, pred(c)), 1, 0) for i, c in enumerate(self.cells)])
 
     def leaves(self) -> list[Expr]:
         return list(self.cells) + [self.n]

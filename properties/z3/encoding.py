@@ -28,6 +28,8 @@ SLOT_FIELDS: tuple[tuple[str, z3.SortRef], ...] = (
     ("status", StatusSort), ("leader", z3.BoolSort()), ("awaiting_join", z3.BoolSort()),
     ("awaiting_sync", z3.BoolSort()), ("is_new", z3.BoolSort()), ("pending_sync", z3.BoolSort()),
     ("watch", WatchSort))
+#: the fields only a static scope has (KIP-345, model/static.py); elsewhere they are the constant False
+STATIC_FIELDS: tuple[tuple[str, z3.SortRef], ...] = (("static", z3.BoolSort()), ("persist", z3.BoolSort()))
 _FREE_VALUES = {"status": STATUS[FREE.status], "watch": WATCH[FREE.watch]}
 _BOOL = {True: z3.BoolVal(True), False: z3.BoolVal(False)}
 
@@ -40,23 +42,30 @@ class Vocabulary:
     max_appends: int | None
     deferred: Expr
     initial_delay: Expr
+    static: bool = False   # the scope has static members: the slots carry ``static`` and ``persist`` (KIP-345)
 
     @staticmethod
-    def unbounded() -> "Vocabulary":
+    def unbounded(static: bool = False) -> "Vocabulary":
         """Any number of members, any number of appends, every scope: the proof vocabulary."""
-        return Vocabulary(_UNBOUNDED, None, z3.Bool("scope.deferred_appends"), z3.Bool("scope.initial_delay"))
+        return Vocabulary(_UNBOUNDED, None, z3.Bool("scope.deferred_appends"), z3.Bool("scope.initial_delay"),
+                          static)
 
     @staticmethod
     def of_scope(scope: Scope) -> "Vocabulary":
         """Exactly ``scope``: ``scope.members`` slots, its append bound and flags (BMC, the agreement test)."""
         return Vocabulary(Finite(scope.members), scope.max_appends, z3.BoolVal(scope.deferred_appends),
-                          z3.BoolVal(scope.initial_delay))
+                          z3.BoolVal(scope.initial_delay), scope.static)
 
     @property
     def key(self) -> tuple[object, ...]:
         """What tells two vocabularies apart (a cache key: equal keys build equal terms)."""
         size = self.dom.k if isinstance(self.dom, Finite) else "unbounded"
-        return (size, self.max_appends, str(self.deferred), str(self.initial_delay))
+        return (size, self.max_appends, str(self.deferred), str(self.initial_delay), self.static)
+
+    @property
+    def fields(self) -> tuple[tuple[str, z3.SortRef], ...]:
+        """The per-member fields that are variables of a state copy (the static ones only in a static scope)."""
+        return SLOT_FIELDS + STATIC_FIELDS if self.static else SLOT_FIELDS
 
     def state(self, name: str) -> "Terms":
         appends: Appends = (UnboundedAppends.declare(name) if self.max_appends is None
@@ -64,7 +73,8 @@ class Vocabulary:
         return Terms(self, z3.Const(f"{name}.group", GroupSort), z3.Const(f"{name}.join_op", JoinSort),
                      z3.Bool(f"{name}.sync_op"), appends, z3.Bool(f"{name}.fresh"),
                      z3.Bool(f"{name}.new_member_added"),
-                     {f: self.dom.field(f"{name}.{f}", sort) for f, sort in SLOT_FIELDS})
+                     {**{f: self.dom.const(z3.BoolVal(False)) for f, _ in STATIC_FIELDS},
+                      **{f: self.dom.field(f"{name}.{f}", sort) for f, sort in self.fields}})
 
 
 _UNBOUNDED = Unbounded()
@@ -103,7 +113,7 @@ class Terms:
     def leaves(self) -> list[Expr]:
         """The variables of a declared copy (what a substitution renames)."""
         out = [self.group, self.join_op, self.sync_op, self.fresh, self.nma] + self.appends.leaves()
-        return out + [leaf for f, _ in SLOT_FIELDS for leaf in self.dom.leaves(self.slots[f])]
+        return out + [leaf for f, _ in self.voc.fields for leaf in self.dom.leaves(self.slots[f])]
 
     def well_formed(self) -> Expr:
         return self.appends.well_formed()
@@ -113,13 +123,13 @@ def equal(a: Terms, b: Terms) -> Expr:
     """``a`` and ``b`` are the same state (every field, every member)."""
     parts = [a.group == b.group, a.join_op == b.join_op, a.sync_op == b.sync_op, a.fresh == b.fresh,
              a.nma == b.nma, a.appends.equal(b.appends)]   # type: ignore[arg-type]
-    parts += [a.dom.equal(a.slots[f], b.slots[f]) for f, _ in SLOT_FIELDS]
+    parts += [a.dom.equal(a.slots[f], b.slots[f]) for f, _ in a.voc.fields]
     return z3.And(parts)
 
 
 def free_slot(v: Terms, x: Expr) -> Expr:
     """Member identity ``x`` is a free slot (model.state.FREE)."""
-    return z3.And([v.get(f, x) == _FREE_VALUES.get(f, z3.BoolVal(False)) for f, _ in SLOT_FIELDS])
+    return z3.And([v.get(f, x) == _FREE_VALUES.get(f, z3.BoolVal(False)) for f, _ in v.voc.fields])
 
 
 def initial(v: Terms) -> Expr:
@@ -132,7 +142,8 @@ def slot_values(slot: Slot) -> dict[str, Expr]:
     """The Z3 values of one slot's fields."""
     return {"status": STATUS[slot.status], "leader": _BOOL[slot.leader], "awaiting_join": _BOOL[slot.awaiting_join],
             "awaiting_sync": _BOOL[slot.awaiting_sync], "is_new": _BOOL[slot.is_new],
-            "pending_sync": _BOOL[slot.pending_sync], "watch": WATCH[slot.watch]}
+            "pending_sync": _BOOL[slot.pending_sync], "watch": WATCH[slot.watch], "static": _BOOL[slot.static],
+            "persist": _BOOL[slot.persist]}
 
 
 def encode(v: Terms, state: State) -> Expr:
@@ -185,7 +196,8 @@ def assignment(v: Terms, state: State) -> list[tuple[Expr, Expr]]:
            (v.fresh, _BOOL[state.fresh]), (v.nma, _BOOL[state.new_member_added]),
            (v.appends.n, z3.IntVal(len(state.appends)))] + list(zip(cells, kinds, strict=True))
     for i, slot in enumerate(state.slots):
-        out += [(v.slots[f][i], value) for f, value in slot_values(slot).items()]   # type: ignore[index]
+        values = slot_values(slot)
+        out += [(v.slots[f][i], values[f]) for f, _ in v.voc.fields]   # type: ignore[index]
     return out
 
 
@@ -194,7 +206,8 @@ def decode_slot(model: z3.ModelRef, v: Terms, x: Expr, elements: list[Expr]) -> 
         return evaluate(model, v.get(f, x), elements)
     return Slot(int(value_of(ev("status"))), bool_of(ev("leader")),   # type: ignore[call-overload]
                 bool_of(ev("awaiting_join")), bool_of(ev("awaiting_sync")), bool_of(ev("is_new")),
-                bool_of(ev("pending_sync")), int(value_of(ev("watch"))))   # type: ignore[call-overload]
+                bool_of(ev("pending_sync")), int(value_of(ev("watch"))),   # type: ignore[call-overload]
+                bool_of(ev("static")), bool_of(ev("persist")))
 
 
 def decode(model: z3.ModelRef, v: Terms, members: list[Expr] | None = None, canonical: bool = True) -> State:

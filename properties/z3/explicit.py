@@ -46,7 +46,7 @@ class _Literals:
             out += self._get(("append", i, k), lambda i=i, k=k: [v.appends.at(i) == KIND[k]])   # type: ignore[misc]
         for i, slot in enumerate(state.slots):
             out += self._get(("slot", i, slot), lambda i=i, slot=slot: [   # type: ignore[misc]
-                v.get(f, self.dom.slots[i]) == value for f, value in slot_values(slot).items()])
+                v.get(f, self.dom.slots[i]) == slot_values(slot)[f] for f, _ in v.voc.fields])
         return out
 
 

@@ -30,7 +30,8 @@ APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup")
 #: state outside a profile's answer table, where the model has none: its table lookup would fail)
 STORE_ERROR, UNDEFINED = "store-error", "undefined"
 _ERRORS = {"NONE", "REBALANCE_IN_PROGRESS", "UNKNOWN_MEMBER_ID", "MEMBER_ID_REQUIRED", "NOT_COORDINATOR",
-           "ILLEGAL_GENERATION", "INVALID_SESSION_TIMEOUT", "INCONSISTENT_GROUP_PROTOCOL", STORE_ERROR, UNDEFINED}
+           "ILLEGAL_GENERATION", "INVALID_SESSION_TIMEOUT", "INCONSISTENT_GROUP_PROTOCOL",
+           "FENCED_INSTANCE_ID", "UNSUPPORTED_VERSION", STORE_ERROR, UNDEFINED}
 _ERRORS |= {e for p in MODEL_PROFILES.values() for table in (p.heartbeat_answers, p.commit_answers,
                                                               p.loading_answers) for e in table.values()}
 ErrorSort, ERROR = enum_sort("Error", tuple(sorted(_ERRORS)))

@@ -22,10 +22,12 @@ from model.outputs import Outputs
 from model.state import AbstractAction, Scope, State
 from model.step import step as model_step
 from properties.abstract import FINDINGS, STRENGTHENING, abstract_invariants
+from properties.abstract_static import STATIC_FINDINGS, STATIC_INVARIANTS
 from properties.z3.bmc import Violation, bmc
 from properties.z3.encoding import Terms, Vocabulary, decode, initial
 from properties.z3.invariants import TWINS
-from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS, branches
+from properties.z3.static_invariants import STATIC_TWINS
+from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS, VARIANT_KINDS, branches
 
 PROVED, NOT_INDUCTIVE, UNKNOWN, FINDING = "proved", "not-inductive", "unknown", "finding"
 #: an output property that some step from a state of the proved invariants breaks (prove_outputs.py)
@@ -85,11 +87,16 @@ class _Candidate:
     failed_on: list[str] = field(default_factory=list)
 
 
-def proof_set(profile: str) -> tuple[list[str], dict[str, str]]:
-    """(twin names the proof uses, {finding: why}) for ``profile``, in catalog order."""
+def proof_set(profile: str, static: bool = False) -> tuple[list[str], dict[str, str]]:
+    """(twin names the proof uses, {finding: why}) for ``profile``, in catalog order. ``static``: the static scope
+    (KIP-345): its own invariants join the claims (releases with static members), and the abstract invariants it
+    breaks by design (properties/abstract_static.py STATIC_FINDINGS) become findings."""
     names = [p.z3 or p.name for p in abstract_invariants(profile)]
     claims = [n for n in names if (n, profile) not in FINDINGS]
     findings = {n: FINDINGS[(n, profile)] for n in names if (n, profile) in FINDINGS}
+    if static and get_model_profile(profile).static_members:
+        findings.update({n: STATIC_FINDINGS[(n, profile)] for n in claims if (n, profile) in STATIC_FINDINGS})
+        claims = [n for n in claims if n not in findings] + list(STATIC_INVARIANTS)
     return claims, findings
 
 
@@ -108,16 +115,18 @@ class _Queries:
     guard contradicts the assumed invariants is skipped for all of them at once.
     """
 
-    def __init__(self, p: ModelProfile, timeout_ms: int) -> None:
+    def __init__(self, p: ModelProfile, timeout_ms: int, static: bool = False) -> None:
         self.p, self.timeout_ms = p, timeout_ms
-        self.voc = Vocabulary.unbounded()
+        self.voc = Vocabulary.unbounded(static)
         self.v = self.voc.state("pre")
         self.m = self.voc.dom.member("m")
-        self.moves = {(k, a): branches(p, self.voc, k, a, m=self.m, pre=self.v) for k, a in ACTION_KINDS}
+        self.twins = {**TWINS, **STATIC_TWINS} if static else TWINS
+        self.kinds = ACTION_KINDS + VARIANT_KINDS if static else ACTION_KINDS
+        self.moves = {(k, a): branches(p, self.voc, k, a, m=self.m, pre=self.v) for k, a in self.kinds}
 
     def initiation(self, name: str) -> tuple[z3.CheckSatResult, Cti | None]:
         s = _solver(self.timeout_ms)
-        s.add(initial(self.v), self.v.well_formed(), z3.Not(TWINS[name](self.v)))
+        s.add(initial(self.v), self.v.well_formed(), z3.Not(self.twins[name](self.v)))
         r = s.check()
         cti = None
         if r == z3.sat:
@@ -128,7 +137,7 @@ class _Queries:
                     seconds: dict[str, float]) -> dict[str, tuple[z3.CheckSatResult, Cti | None]]:
         """The invariants of ``names`` that action ``kind`` can break (sat or unknown), each with a CTI."""
         s = _solver(self.timeout_ms)
-        s.add(self.v.well_formed(), *[TWINS[n](self.v) for n in assumed])
+        s.add(self.v.well_formed(), *[self.twins[n](self.v) for n in assumed])
         failed: dict[str, tuple[z3.CheckSatResult, Cti | None]] = {}
         for guard, post, _, _ in self.moves[(kind, arg)].paths:
             s.push()
@@ -157,7 +166,7 @@ class _Queries:
         Z3 proves these queries unsat in milliseconds; a satisfiable one (a real CTI) can make its
         model finding over the unbounded sort slow, so a short look is followed by a search for a
         small finite model, and only then by the full timeout."""
-        found = self.refute(s, z3.And(TWINS[name](post), post.well_formed()))
+        found = self.refute(s, z3.And(self.twins[name](post), post.well_formed()))
         if found is None:
             return None
         r, model = found
@@ -201,7 +210,7 @@ class _Queries:
         action = AbstractAction(kind, slot, arg)
         flags = self.flags(model)
         scope = Scope(members=max(1, len(pre.slots)), deferred_appends=flags["deferred_appends"],
-                      initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2)
+                      initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2, static=self.voc.static)
         agrees = post in model_step(pre, action, self.p, scope)
         return Cti(name, pre, action, post, flags, agrees)
 
@@ -225,17 +234,20 @@ class _Queries:
         return None
 
 
-def prove(profile: str | ModelProfile, timeout_ms: int = 10000, names: list[str] | None = None) -> list[Result]:
-    """Houdini over the proof set of ``profile`` (or ``names``): proved / not-inductive / unknown per invariant."""
+def prove(profile: str | ModelProfile, timeout_ms: int = 10000, names: list[str] | None = None,
+          static: bool = False) -> list[Result]:
+    """Houdini over the proof set of ``profile`` (or ``names``): proved / not-inductive / unknown per invariant.
+    ``static``: over the static scope's vocabulary and actions (KIP-345); its findings carry no BMC trace (bmc.py
+    unrolls dynamic scopes only)."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
-    claims, findings = proof_set(p.name)
+    claims, findings = proof_set(p.name, static)
     if names is not None:
         unknown = sorted(set(names) - set(claims) - set(findings))
         if unknown:
             raise ValueError(f"not abstract invariants of profile {p.name}: {', '.join(unknown)}")
         claims = [n for n in claims if n in names]
         findings = {n: why for n, why in findings.items() if n in names}
-    q = _Queries(p, timeout_ms)
+    q = _Queries(p, timeout_ms, static)
     active = [_Candidate(n) for n in claims]
     done: list[_Candidate] = []
     while True:
@@ -246,7 +258,8 @@ def prove(profile: str | ModelProfile, timeout_ms: int = 10000, names: list[str]
             break
     results = [Result(c.name, p.name, c.status, c.seconds, (c.name, p.name) in STRENGTHENING, c.cti,
                       note=", ".join(c.failed_on)) for c in active + done]
-    results += _findings(p, findings)
+    results += ([Result(n, p.name, FINDING, 0.0, note=why) for n, why in findings.items()] if static
+                else _findings(p, findings))
     order = {n: i for i, n in enumerate(claims + list(findings))}
     return sorted(results, key=lambda r: order[r.invariant])
 
@@ -278,7 +291,7 @@ def _round(q: _Queries, active: list[_Candidate]) -> list[_Candidate]:
             c.status, c.cti, c.failed_on = (NOT_INDUCTIVE if r == z3.sat else UNKNOWN), cti, ["initiation"]
             failed[c.name] = c
     assumed = [c.name for c in active]
-    for kind, arg in ACTION_KINDS:
+    for kind, arg in q.kinds:
         todo = [c.name for c in active if c.name not in failed]
         for name, (r, cti) in q.consecution(kind, arg, assumed, todo, seconds).items():
             c = next(c for c in active if c.name == name)

@@ -29,11 +29,19 @@ REQUEST_API = {"JoinGroup/new": "JoinGroup", "JoinGroup/new-pending": "JoinGroup
                "JoinGroup/changed": "JoinGroup", "SyncGroup": "SyncGroup", "Heartbeat": "Heartbeat",
                "OffsetCommit": "OffsetCommit", "LeaveGroup": "LeaveGroup", "OffsetCommit/simple": "OffsetCommit"}
 REFUSAL_KINDS: tuple[tuple[str, str], ...] = tuple((k, c) for k in REQUEST_API for c in REFUSAL_CELLS)
+#: the static scope's (KIP-345): the instance-id cells on every request, and the two static JoinGroups with every cell
+STATIC_CELLS = ("unsupported", "fenced", "unknown-instance")
+STATIC_REQUEST_API = {"JoinGroup/static-new": "JoinGroup", "JoinGroup/static-rejoin": "JoinGroup"}
+STATIC_REFUSAL_KINDS: tuple[tuple[str, str], ...] = tuple(
+    (k, c) for k in REQUEST_API for c in STATIC_CELLS) + tuple(
+    (k, c) for k in STATIC_REQUEST_API for c in REFUSAL_CELLS + STATIC_CELLS)
 
 
 def _valid_requester(w: SW, kind: str, i: Expr | None) -> Expr:
-    if kind in ("JoinGroup/new", "JoinGroup/new-pending", "OffsetCommit/simple") or i is None:
+    if kind in ("JoinGroup/new", "JoinGroup/new-pending", "OffsetCommit/simple", "JoinGroup/static-new") or i is None:
         return TRUE
+    if kind == "JoinGroup/static-rejoin":
+        return z3.And(w.get("static", i), w.get("status", i) == STATUS[MEMBER])
     status = w.get("status", i)
     pending_ok = kind in ("JoinGroup/known", "LeaveGroup")
     return z3.Or(status == STATUS[MEMBER], z3.And(z3.BoolVal(pending_ok), status == STATUS[PENDING]))
@@ -41,7 +49,7 @@ def _valid_requester(w: SW, kind: str, i: Expr | None) -> Expr:
 
 def _refused(p: ModelProfile, w: SW, kind: str, cell: str, i: Expr | None) -> Ws:
     """The error answer of a refused request, in SPEC.md's order of checks; [] = not refused here."""
-    api = REQUEST_API[kind]
+    api = {**REQUEST_API, **STATIC_REQUEST_API}[kind]
     join_shape = SHAPE[ERROR_ID] if kind in ("JoinGroup/known", "JoinGroup/changed") else SHAPE[ERROR_NO_ID]
 
     def refuse(error: Expr) -> Ws:
@@ -60,10 +68,17 @@ def _refused(p: ModelProfile, w: SW, kind: str, cell: str, i: Expr | None) -> Ws
         return refuse(ERROR["NOT_COORDINATOR"])
     if cell == "loading":
         return refuse(ERROR[p.loading_answers[api]])
+    if cell == "unsupported":   # KafkaApis: no KIP-345 in this release
+        return refuse(ERROR["UNSUPPORTED_VERSION"])
     if cell == "bad-session":
         return refuse(ERROR["INVALID_SESSION_TIMEOUT"])
     if cell == "bad-protocol":   # J5a/J5b step 2, before the member id is looked at (§3.1, §3.6)
         return refuse(ERROR["INCONSISTENT_GROUP_PROTOCOL"])
+    absent = cell in ("fenced", "unknown-instance") and w.holds(w.is_group(ABSENT_GROUP))
+    if cell == "fenced" and not absent:   # J5b 4, §3.2 2, §3.3, §3.4, §3.5: before the member id
+        return refuse(ERROR["FENCED_INSTANCE_ID"])
+    if cell == "unknown-instance" and p.validate_current_member and not absent:
+        return refuse(ERROR["UNKNOWN_MEMBER_ID"])
     if api == "JoinGroup":
         return [] if w.holds(valid) else refuse(ERROR["UNKNOWN_MEMBER_ID"])
     if w.holds(w.is_group(ABSENT_GROUP)):
@@ -87,7 +102,7 @@ def refusal_branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, ce
     """The paths on which ``kind`` with ``cell`` is refused, from ``pre`` (acting member ``m``; none for
     OffsetCommit/simple). A new member's JoinGroup names a free slot, as the model offers it."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
-    if (kind, cell) not in REFUSAL_KINDS:
+    if (kind, cell) not in REFUSAL_KINDS + STATIC_REFUSAL_KINDS:
         raise ValueError(f"not a refused request: {kind}[{cell}]")
     pre = pre if pre is not None else voc.state("pre")
     slotted = kind != "OffsetCommit/simple"
@@ -98,7 +113,7 @@ def refusal_branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, ce
 
     def run(ctx: Ctx) -> Ws:
         w = SW(pre, ctx)
-        if kind.startswith("JoinGroup/new") and m is not None:
+        if kind in ("JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/static-new") and m is not None:
             if not w.holds(z3.And(w.get("status", m) == STATUS[ABSENT], w.get("watch", m) == W0)):
                 return []
         return _refused(p, w, kind, cell, m)

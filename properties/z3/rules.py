@@ -125,6 +125,8 @@ def remove(p: ModelProfile, w: SW, i: Expr, complete_ops: bool) -> Ws:
         w.disarm(HEARTBEAT_OP, i)
     w.set(i, status=STATUS[ABSENT], leader=FALSE, awaiting_join=FALSE, awaiting_sync=FALSE, is_new=FALSE,
           pending_sync=FALSE, watch=W0 if complete_ops else w.get("watch", i))
+    if w.voc.static:   # the slot becomes model.state.FREE: no instance maps to it any more
+        w.set(i, static=FALSE, persist=FALSE)
     _hand_over_leadership(w, was_leader)
     return [w]
 
@@ -139,8 +141,9 @@ def remove_where(p: ModelProfile, w: SW, sel: Callable[[Terms, Expr], Expr], com
             "JoinGroup.generation": lambda x: GEN[NONE_GEN], "JoinGroup.shape": lambda x: SHAPE[ERROR_NO_ID]})
     if complete_ops:
         w.outs.bulk(lambda x: sel(b, x), **{HEARTBEAT_OP: lambda x: SOURCE["-"]})
+    static = (("static", FALSE), ("persist", FALSE)) if w.voc.static else ()
     for f, free in (("status", STATUS[ABSENT]), ("leader", FALSE), ("awaiting_join", FALSE),
-                    ("awaiting_sync", FALSE), ("is_new", FALSE), ("pending_sync", FALSE)):
+                    ("awaiting_sync", FALSE), ("is_new", FALSE), ("pending_sync", FALSE)) + static:
         w.bulk(f, lambda x, f=f, free=free: z3.If(sel(b, x), free, b.get(f, x)))   # type: ignore[misc]
     if complete_ops:
         w.bulk("watch", lambda x: z3.If(sel(b, x), W0, b.get("watch", x)))
@@ -222,12 +225,40 @@ def check_join(p: ModelProfile, w: SW) -> Ws:
 
 
 def complete_join(p: ModelProfile, w: SW) -> Ws:
-    """onCompleteJoin (SPEC.md §4.4): remove members that did not rejoin, then a new generation."""
+    """onCompleteJoin (SPEC.md §4.4): remove the dynamic members that did not rejoin (step 1: static ones stay,
+    2.3+), elect a joined leader (step 3, static scope only), then a new generation."""
     w.join_op = JOIN_OP[NO_JOIN]
     w.disarm(DELAYED_JOIN).disarm(INITIAL_JOIN_OP)
-    ws = remove_where(p, w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))),
+    ws = remove_where(p, w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x)),
+                                                z3.Not(b.get("static", x))),
                       complete_ops=p.removal_completes_ops)
-    return each(ws, lambda x: _next_generation(p, x))
+    if not w.voc.static:   # every member left awaits join: the leader did, nothing to elect
+        return each(ws, lambda x: _next_generation(p, x))
+    ws = each(ws, _elect_joined_leader)
+    return each(ws, lambda x: _next_generation(p, x) if x.holds(x.join_op == JOIN_OP[NO_JOIN]) else [x])
+
+
+def _elect_joined_leader(w: SW) -> Ws:
+    """maybeElectNewJoinedLeader (SPEC.md §4.4 step 3): a leader that did not rejoin (a static member) hands over
+    to any member awaiting join (a choice among them, as data); with none, a new DelayedJoin of the rebalance
+    timeout waits for the static members that did not rejoin (same generation, still PreparingRebalance)."""
+    b = w.snapshot()
+
+    def idle(x: Expr) -> Expr:
+        return z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x)))
+
+    def joined(x: Expr) -> Expr:
+        return z3.And(b.is_member(x), b.get("awaiting_join", x))
+    if not w.holds(b.exists(lambda x: z3.And(idle(x), b.get("leader", x)))):
+        return [w]
+    if not w.holds(b.exists(joined)):
+        w.join_op = JOIN_OP[JOIN]
+        w.arm(DELAYED_JOIN, None, SOURCE[REBALANCE])
+        return [w]
+    j = w.ctx.choose(w.dom.sort)
+    w.guards.append(joined(j))
+    w.bulk("leader", lambda x: z3.If(x == j, TRUE, z3.If(idle(x), FALSE, b.get("leader", x))))
+    return [w]
 
 
 def _next_generation(p: ModelProfile, w: SW) -> Ws:
@@ -262,7 +293,11 @@ def _answer_join_all(p: ModelProfile, w: SW) -> None:
     reschedule with the session timeout, clear isNew."""
     b = w.snapshot()
     choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
-    w.outs.bulk(b.is_member, **{
+    if w.voc.static:   # a static member that did not rejoin gets no join response
+        w.outs.bulk(lambda x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))), **{
+            HEARTBEAT_OP: lambda x: _rearmed(p, FALSE, b.get("awaiting_sync", x), b.get("is_new", x), SESSION)})
+    answered = (lambda x: z3.And(b.is_member(x), b.get("awaiting_join", x))) if w.voc.static else b.is_member
+    w.outs.bulk(answered, **{
         "JoinGroup.answered": lambda x: TRUE, "JoinGroup.error": lambda x: ERROR["NONE"],
         "JoinGroup.generation": lambda x: GEN[NEW],
         "JoinGroup.shape": lambda x: z3.If(b.get("leader", x), SHAPE[LEADER_LIST], SHAPE[FOLLOWER]),

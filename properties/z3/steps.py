@@ -18,7 +18,7 @@ import z3
 from model.outputs import (CURRENT, ERROR_ID, FOLLOWER, INITIAL, INITIAL_JOIN_OP, LEADER_LIST,
                            NONE_GEN, PENDING_OP, SESSION, SYNC_OP)
 from model.profiles import ModelProfile, get_model_profile
-from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, INITIAL_JOIN, MEMBER,
+from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_STATIC, COMPLETING, EMPTY, INITIAL_JOIN, MEMBER,
                          NO_JOIN, PENDING, PREPARING, STABLE)
 from properties.z3.domain import GROUP, JOIN_OP, KIND, STATUS, Expr
 from properties.z3.encoding import Terms, Vocabulary, equal
@@ -26,6 +26,7 @@ from properties.z3.outputs import ERROR, GEN, SHAPE, SOURCE, STORE_ERROR, UNDEFI
 from properties.z3.rules import (FALSE, TRUE, W0, W1, WMANY, add_member, check_join, complete_join, each,
                                  leave_completing, maybe_prepare, prepare, remove, remove_where, reschedule,
                                  resync_all)
+from properties.z3.static import complete_static_append, join_static_new, static_rejoin
 from properties.z3.symbolic import SW, Branch, Ctx, Ws, explore
 
 
@@ -196,8 +197,13 @@ def _anonymous(w: SW, error: str) -> SW:
 
 
 def _complete_append(p: ModelProfile, w: SW, ok: bool) -> Ws:
+    before = w.appends
     kind, w.appends = w.appends.pop()
-    return _store(p, w, ok) if w.holds(kind == KIND[APPEND_CURRENT]) else [w]
+    if w.holds(kind == KIND[APPEND_CURRENT]):
+        return _store(p, w, ok)
+    if w.voc.static and w.holds(kind == KIND[APPEND_STATIC]):   # (an orphan append needs UnloadGroup: not encoded)
+        return complete_static_append(p, w, ok, before)
+    return [w]
 
 
 SLOT_ACTIONS: dict[str, Callable[[ModelProfile, SW, Expr], Ws]] = {
@@ -207,6 +213,8 @@ SLOT_ACTIONS: dict[str, Callable[[ModelProfile, SW, Expr], Ws]] = {
     "Heartbeat": _liveness("Heartbeat", lambda p: p.heartbeat_resets, lambda p: p.heartbeat_answers),
     "OffsetCommit": _liveness("OffsetCommit", lambda p: p.commit_resets, lambda p: p.commit_answers),
     "LeaveGroup": _leave, "ExpireHeartbeat": _expire_heartbeat,
+    "JoinGroup/static-new": join_static_new,
+    "JoinGroup/static-rejoin": static_rejoin,
 }
 GROUP_ACTIONS: dict[tuple[str, str], Callable[[ModelProfile, SW], Ws]] = {
     ("ExpireJoin", ""): _expire_join, ("ExpireSync", ""): _expire_sync,
@@ -216,6 +224,9 @@ GROUP_ACTIONS: dict[tuple[str, str], Callable[[ModelProfile, SW], Ws]] = {
 }
 #: every abstract action kind, as (kind, arg): slot actions first, in model.step's order
 ACTION_KINDS: tuple[tuple[str, str], ...] = tuple((k, "") for k in SLOT_ACTIONS) + tuple(GROUP_ACTIONS)
+#: labelled variants the graph does not take but a proof covers: a static restart with other protocol metadata
+#: (model.step's request cell "changed", 2.6.1+ Stable: it may rebalance)
+VARIANT_KINDS: tuple[tuple[str, str], ...] = (("JoinGroup/static-rejoin", "changed"),)
 
 
 def enabled(p: ModelProfile, w: Terms, kind: str, arg: str, i: Expr | None) -> Expr:
@@ -223,7 +234,10 @@ def enabled(p: ModelProfile, w: Terms, kind: str, arg: str, i: Expr | None) -> E
     if i is not None:
         status, watch = w.get("status", i), w.get("watch", i)
         free = z3.And(status == STATUS[ABSENT], watch == W0)
-        return {"JoinGroup/new": free, "JoinGroup/new-pending": z3.And(z3.BoolVal(p.pending_members), free),
+        static = z3.BoolVal(w.voc.static and p.static_members)   # scope.static and a release with KIP-345
+        return {"JoinGroup/static-new": z3.And(static, free),
+                "JoinGroup/static-rejoin": z3.And(static, w.get("static", i)),
+                "JoinGroup/new": free, "JoinGroup/new-pending": z3.And(z3.BoolVal(p.pending_members), free),
                 "JoinGroup/known": z3.Or(status == STATUS[PENDING], status == STATUS[MEMBER]),
                 "LeaveGroup": z3.Or(status == STATUS[PENDING], status == STATUS[MEMBER]),
                 "ExpireHeartbeat": z3.And(watch != W0, z3.Not(w.is_group(ABSENT_GROUP)))
@@ -261,7 +275,7 @@ def branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, arg: str =
     ``outputs=False`` the paths' outputs are not recorded (cheaper, for users of the state relation only)."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     slot_action = kind in SLOT_ACTIONS
-    if (kind, arg) not in ACTION_KINDS:
+    if (kind, arg) not in ACTION_KINDS + VARIANT_KINDS:
         raise ValueError(f"unknown abstract action {kind}[{arg}]")
     pre = pre if pre is not None else voc.state("pre")
     m = (m if m is not None else voc.dom.member("m")) if slot_action else None
@@ -273,6 +287,8 @@ def branches(profile: str | ModelProfile, voc: Vocabulary, kind: str, arg: str =
         w = SW(pre, ctx, outs=None if outputs else Unrecorded.of(pre.dom))
         if not w.holds(enabled(p, w, kind, arg, m)):
             return []
+        if kind == "JoinGroup/static-rejoin":
+            return static_rejoin(p, w, m, changed=arg == "changed")
         return SLOT_ACTIONS[kind](p, w, m) if m is not None else GROUP_ACTIONS[(kind, arg)](p, w)
     paths = []
     atoms = [pre.group, pre.join_op, pre.sync_op, pre.fresh, pre.nma, voc.deferred, voc.initial_delay]

@@ -1,0 +1,120 @@
+"""model/static.py over Z3 terms: an instance's first join, its restart with member id "", and the store callback
+of a persisted id replacement (SPEC.md §3.1 J5a step 4 / step 6, §4.4, §4.6; KIP-345).
+
+Read side by side with model/static.py (same names, same order of effects). Differences of form, not of meaning:
+(1) "a free slot takes the old id's heartbeat ops" is a choice of any free member (the model takes the first;
+    slots are interchangeable, so the canonical successors are the same); with no free member there is no
+    successor, as in the model.
+(2) A callback's target ("each slot marked persist") is a choice among the marked members; "the old id's own op,
+    if still armed, completes" is a choice of at most one such op.
+(3) Whether a static append is stale (more static appends pending than slots marked) is counted exactly over a
+    finite domain; over the unbounded one it is over-approximated — stale is allowed when no slot is marked or
+    another static append is pending — which is exact for at most one marked slot and sound for proofs (a
+    superset of the model's steps).
+"""
+from __future__ import annotations
+
+import z3
+
+from model.outputs import CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, NONE_GEN
+from model.profiles import ModelProfile
+from model.state import ABSENT, ABSENT_GROUP, APPEND_STATIC, COMPLETING, PREPARING
+from properties.z3.domain import GROUP, KIND, STATUS, BoundedAppends, Expr
+from properties.z3.encoding import free_slot
+from properties.z3.outputs import ERROR, GEN, SHAPE, STORE_ERROR
+from properties.z3.rules import FALSE, TRUE, W0, W1, WMANY, add_member, check_join, each, maybe_prepare, prepare, \
+    reschedule
+from properties.z3.symbolic import SW, Ws
+
+
+def join_static_new(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    """J5a step 6: an unknown instance id joins with member id "": addMemberAndRebalance, and the static map
+    records it (SPEC.md §3.1)."""
+    if w.holds(w.is_group(ABSENT_GROUP)):
+        w.group, w.fresh, w.nma = GROUP[p.created_state], TRUE, FALSE
+    w.set(i, static=TRUE)
+    return each(add_member(p, w, i), lambda x: check_join(p, x))
+
+
+def _leave_ops_behind(w: SW, i: Expr) -> None:
+    """The old member id's heartbeat ops stay armed under that id: some free member takes them."""
+    watch = w.get("watch", i)
+    j = w.ctx.choose(w.dom.sort)
+    moved = watch != W0
+    w.guards.append(z3.Implies(moved, z3.And(free_slot(w, j), j != i)))
+    w.slots["watch"] = w.dom.ite(moved, w.dom.put(w.slots["watch"], j, watch), w.slots["watch"])
+    w.set(i, watch=W0)
+
+
+def static_rejoin(p: ModelProfile, w: SW, i: Expr, changed: bool = False) -> Ws:
+    """J5a step 4: the known instance of member ``i`` restarted and joins with member id "" (``changed``: with
+    other protocol metadata). Its parked requests are fenced, its ops left behind, its heartbeat rescheduled, the
+    new join parked; then by state (PreparingRebalance waits; otherwise the release's rule)."""
+    w.answer(i, "JoinGroup", ERROR["FENCED_INSTANCE_ID"], GEN[NONE_GEN], SHAPE[ERROR_ID],
+             when=w.get("awaiting_join", i))
+    w.answer(i, "SyncGroup", ERROR["FENCED_INSTANCE_ID"], when=w.get("awaiting_sync", i))
+    _leave_ops_behind(w, i)
+    w.set(i, awaiting_join=FALSE, awaiting_sync=FALSE, persist=FALSE)
+    ws = [x.set(i, awaiting_join=TRUE) for x in reschedule(p, w, i)]
+    if w.holds(w.is_group(PREPARING)):
+        return each(ws, lambda x: check_join(p, x))
+    rule = p.static_rejoin_completing if w.holds(w.is_group(COMPLETING)) else p.static_rejoin_stable
+    return each(ws, lambda x: _outside_join_phase(p, x, i, rule, changed))
+
+
+def _answer_current(w: SW, i: Expr, when: Expr | None = None) -> SW:
+    """The current generation at once: the *old* leader id, no member list, NONE."""
+    w.answer(i, "JoinGroup", ERROR["NONE"], GEN[CURRENT], SHAPE[FOLLOWER], when=when)
+    return w.set(i, awaiting_join=FALSE)
+
+
+def _outside_join_phase(p: ModelProfile, w: SW, i: Expr, rule: str, changed: bool) -> Ws:
+    if rule == "answer":         # 2.3–2.4 (CompletingRebalance), 2.3.0–2.6.0 (Stable)
+        return [_answer_current(w, i)]
+    if rule == "rebalance":      # CompletingRebalance, 2.5.0+ (KAFKA-9801)
+        return each(prepare(p, w), lambda x: check_join(p, x))
+    # "persist" (Stable, 2.6.1+, KAFKA-10284): changed metadata may rebalance; otherwise the group is stored
+    out = each(maybe_prepare(p, w.copy()), lambda x: check_join(p, x)) if changed else []
+    if not w.holds(w.voc.deferred):   # a synchronous append's callback runs at once, successfully
+        return out + [_answer_current(w, i)]
+    w.appends = w.appends.push(KIND[APPEND_STATIC])
+    return out + [w.set(i, persist=TRUE)]
+
+
+def _stale(w: SW, before: object) -> Expr:
+    """More static appends were pending (``before``, this one included) than members are marked persist."""
+    marked = w.exists(lambda x: w.get("persist", x))
+    if isinstance(before, BoundedAppends) and w.dom.finite:
+        count = z3.Sum([z3.If(w.get("persist", x), 1, 0) for x in w.dom.slots])   # type: ignore[union-attr]
+        return before.count(lambda k: k == KIND[APPEND_STATIC]) > count
+    return z3.Or(z3.Not(marked), w.appends.any(lambda k: k == KIND[APPEND_STATIC]))   # see (3) above
+
+
+def complete_static_append(p: ModelProfile, w: SW, ok: bool, before: object) -> Ws:
+    """The store callback of a persisted id replacement (no state or generation guard, SPEC.md §3.1 J5a step 4):
+    for the current id of a member marked ``persist``, or (stale) for an id gone since: then nothing happens."""
+    out: Ws = [w.copy()] if w.holds(_stale(w, before)) else []
+    if not w.holds(w.exists(lambda x: w.get("persist", x))):
+        return out
+    j = w.ctx.choose(w.dom.sort)
+    w.guards.append(w.get("persist", j))
+    w.set(j, persist=FALSE)
+    if ok:   # success answers the member's parked JoinGroup (whichever it is) with the current generation
+        return out + [_answer_current(w, j, when=w.get("awaiting_join", j))]
+    return out + _revert(p, w, j)
+
+
+def _revert(p: ModelProfile, w: SW, i: Expr) -> Ws:
+    """Failure: the parked join is dropped, the id goes back (a parked SyncGroup is fenced), the heartbeat is
+    rescheduled under the old id — whose own op, if still armed, may complete — and the JoinGroup is answered the
+    store error with member id ""."""
+    w.answer(i, "SyncGroup", ERROR["FENCED_INSTANCE_ID"], when=w.get("awaiting_sync", i))
+    w.answer(i, "JoinGroup", ERROR[STORE_ERROR], GEN[CURRENT], SHAPE[ERROR_NO_ID])
+    w.set(i, awaiting_join=FALSE, awaiting_sync=FALSE)
+    b = w.snapshot()
+    _leave_ops_behind(w, i)
+    done, k = w.ctx.choose(z3.BoolSort()), w.ctx.choose(w.dom.sort)
+    w.guards.append(z3.Implies(done, z3.And(b.get("status", k) == STATUS[ABSENT], b.get("watch", k) != W0)))
+    fewer = z3.If(b.get("watch", k) == WMANY, W1, W0)
+    w.slots["watch"] = w.dom.ite(done, w.dom.put(w.slots["watch"], k, fewer), w.slots["watch"])
+    return reschedule(p, w, i)

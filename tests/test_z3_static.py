@@ -1,0 +1,180 @@
+"""The Z3 encoding of the static scope (KIP-345; properties/z3/static.py) against the model, the static invariants'
+two interpreters, and the inductive proofs over the static vocabulary (issue 11 item 3).
+
+Default tier: the 1-slot static scope of 3.9 (cross-check, twins, a mutated rule). Slow tier: 1 slot on 2.4.1 and
+2.7.0, 2 slots on all three (2–10 min each), and the proofs (1–3 min per profile).
+"""
+from __future__ import annotations
+
+import pytest
+import z3
+
+from model.graph import build
+from model.profiles import get_model_profile
+from model.rules import W
+from model.state import FREE, MEMBER, AbstractAction, Scope
+from model.step import _refused, _valid_requester, outcomes
+from properties.abstract import abstract_invariants
+from properties.abstract_static import STATIC_FINDINGS, STATIC_INVARIANTS, STATIC_STRENGTHENING
+from properties.z3.explicit import Z3Stepper
+from properties.z3.invariants import TWINS
+from properties.z3.refusals import STATIC_REFUSAL_KINDS
+from properties.z3.prove import FINDING, NOT_INDUCTIVE, PROVED, proof_set, prove
+from properties.z3.static_invariants import STATIC_TWINS, evaluate_static_twins
+from tests.test_z3_encoding import disagreements
+
+STATIC_PROFILES = ("2.4.1", "2.7.0", "3.9")
+#: the one static claim whose unbounded form is not inductive: it counts (marked members ≤ static appends), and
+#: over an uninterpreted member sort the twin can only say "some member marked ⇒ some static append"
+NOT_INDUCTIVE_STATIC = "model-persisted-replacement-has-a-pending-static-append"
+
+
+def _param(profile: str, members: int) -> object:
+    slow = members > 1 or profile != "3.9"
+    return pytest.param(profile, members, marks=[pytest.mark.slow] if slow else [], id=f"{profile}-{members}slot")
+
+
+SCOPES = [_param(p, n) for p in STATIC_PROFILES for n in (1, 2)]
+
+
+@pytest.mark.parametrize(("profile", "members"), SCOPES)
+def test_z3_and_model_step_agree_on_every_static_state(profile: str, members: int) -> None:
+    """Every state of the static graph, every action kind (the two static JoinGroups included) and slot."""
+    assert disagreements(profile, Scope(members=members, static=True)) == []
+
+
+@pytest.mark.parametrize("profile", ["3.9", pytest.param("2.7.0", marks=[pytest.mark.slow])])
+def test_z3_and_model_step_agree_on_every_static_state_with_synchronous_appends(profile: str) -> None:
+    """A synchronous append: a stored restart (2.6.1+) is answered at once instead of marked persist."""
+    assert disagreements(profile, Scope(members=1, static=True, deferred_appends=False)) == []
+
+
+@pytest.mark.parametrize(("profile", "members"), SCOPES)
+def test_static_predicates_and_twins_agree_and_hold_on_every_static_state(profile: str, members: int) -> None:
+    """The static invariants hold on the static graph, and every twin (the dynamic ones too, which ignore the
+    static fields) says what its Python predicate says there."""
+    props = {p.name: p for p in abstract_invariants(profile)}
+    twins = {**STATIC_TWINS, **{n: TWINS[n] for n in props}}
+    out, broken = [], set()
+    for _, state in build(Scope(members=members, static=True), profile).nodes(data="state"):
+        said = evaluate_static_twins(state, twins)
+        broken |= {n for n, p in props.items() if p.check(state) is not None}
+        for name, (_, predicate) in STATIC_INVARIANTS.items():
+            if predicate(state) is not None or not said[name]:
+                out.append(f"{name} on {state.short()}: python {predicate(state) is None}, z3 {said[name]}")
+        out += [f"{n} on {state.short()}" for n, p in props.items() if (p.check(state) is None) != said[n]]
+    assert out == []
+    assert set(STATIC_TWINS) == set(STATIC_INVARIANTS)
+    if members == 2:   # the findings of the static proof are exactly what the 2-slot static graph breaks
+        assert broken == set(proof_set(profile, static=True)[1])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", STATIC_PROFILES)
+def test_z3_and_model_outcomes_agree_on_every_static_state(profile: str) -> None:
+    """(successor, outputs) pairs on the 1-slot static scope: the fenced answers of a restart, the current-generation
+    answer of a stored restart's callback, the store error of a failed one (5–10 s each here)."""
+    from tests.test_z3_outputs import disagreements as output_disagreements
+    assert output_disagreements(profile, Scope(members=1, static=True)) == []
+
+
+def static_refusal_disagreements(profile: str, scope: Scope) -> list[str]:
+    """Every refused request with an instance-id cell, and every refused static JoinGroup, from every kind of slot in
+    every group state of the static graph: Z3's refusal outcomes equal model.step.outcomes where the model refuses."""
+    z3_step, p = Z3Stepper(profile, scope), get_model_profile(profile)
+    out, seen = [], set()
+    for _, state in build(scope, profile).nodes(data="state"):
+        key = (state.group, tuple((x.status, x.watch == 0, x.static) for x in state.slots))   # all a refusal reads
+        if key in seen:
+            continue
+        seen.add(key)
+        for kind, cell in STATIC_REFUSAL_KINDS:
+            for slot in [-1] if kind == "OffsetCommit/simple" else range(len(state.slots)):
+                if kind in ("JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/static-new") and \
+                        state.slots[slot] != FREE:   # a new member's slot is free
+                    continue
+                action = AbstractAction(kind, slot, cell)
+                w = W.of(state, scope)
+                refused = (cell or not _valid_requester(w, action)) and _refused(p, w, action) is not None
+                want = set(outcomes(state, action, profile, scope, "x")) if refused else set()
+                got = z3_step.outcomes(state, kind, cell, slot, "x", refused=True)
+                if got != want:
+                    out.append(f"{state.short()} {action}: z3 {sorted(str(o) for _, o in got)}, "
+                               f"model {sorted(str(o) for _, o in want)}")
+    return out
+
+
+@pytest.mark.parametrize("profile", ["2.4.1", "3.9"])
+def test_z3_and_model_agree_on_every_static_refusal(profile: str) -> None:
+    """fenced / unknown-instance (3.x: UNKNOWN_MEMBER_ID, 2.x: ignored) / unsupported, and the static JoinGroups
+    refused for any reason, on the 1-slot static scope."""
+    assert static_refusal_disagreements(profile, Scope(members=1, static=True)) == []
+
+
+def test_a_join_completion_that_removes_static_members_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant: onCompleteJoin removes every member that did not rejoin, static ones too (SPEC.md §4.4 step 1 before
+    KIP-345). The cross-check names a join completion where model.step keeps the static member."""
+    from properties.z3 import rules, steps
+    original = rules.remove_where
+
+    def removes_static_too(p, w, sel, complete_ops):   # type: ignore[no-untyped-def]
+        return original(p, w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))), complete_ops)
+    monkeypatch.setattr(rules, "remove_where", removes_static_too)
+    monkeypatch.setattr(steps, "_CACHE", {})
+    found = disagreements("3.9", Scope(members=1, static=True))
+    assert found and all(" ExpireJoin: " in f or "(0): " in f for f in found)
+    assert any("ExpireJoin" in f and "model only" in f and "I" in f.split("model only")[1] for f in found), found
+
+
+def test_the_static_proof_set() -> None:
+    """Static scope: the static claims join, the three abstract invariants the static scope breaks become findings;
+    a release without static members keeps its dynamic proof set."""
+    claims, findings = proof_set("3.9", static=True)
+    static_findings = {n for n, p in STATIC_FINDINGS if p == "3.9"}
+    assert set(STATIC_INVARIANTS) <= set(claims) and not static_findings & set(claims)
+    assert static_findings <= set(findings)
+    assert "model-awaiting-join-only-for-members-in-preparing-rebalance" in proof_set("2.4.1", static=True)[0]
+    assert proof_set("0.10.0", static=True) == proof_set("0.10.0")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", STATIC_PROFILES)
+def test_the_static_proof_set_is_proved_but_the_counting_claim(profile: str) -> None:
+    results = {r.invariant: r for r in prove(profile, static=True)}
+    claims, findings = proof_set(profile, static=True)
+    want = {**{n: PROVED for n in claims}, **{n: FINDING for n in findings}, NOT_INDUCTIVE_STATIC: NOT_INDUCTIVE}
+    assert {n: r.status for n, r in results.items()} == want
+    cti = results[NOT_INDUCTIVE_STATIC].cti
+    assert cti is not None and cti.action is not None and cti.action.kind == "CompleteAppend"
+    assert sum(s.persist for s in cti.pre.slots) > cti.pre.appends.count("static")   # a pre-state no graph reaches
+
+
+@pytest.mark.slow
+def test_without_the_static_strengthening_the_proof_fails() -> None:
+    claims, _ = proof_set("3.9", static=True)
+    results = prove("3.9", static=True, names=[n for n in claims if n not in STATIC_STRENGTHENING])
+    broken = {r.invariant for r in results if r.status == NOT_INDUCTIVE}
+    assert broken - {NOT_INDUCTIVE_STATIC}, broken
+
+
+@pytest.mark.slow
+def test_a_join_completion_that_drops_static_members_but_not_their_flag_fails_the_proof(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant for the proof: onCompleteJoin removes static members that did not rejoin and leaves the static map
+    pointing at them. model-static-slot-is-a-member is then not inductive, and the CTI says model.step disowns it."""
+    from properties.z3 import rules, steps
+    original = rules.remove_where
+
+    def drops_static(p, w, sel, complete_ops):   # type: ignore[no-untyped-def]
+        flags = w.slots["static"]
+        out = original(p, w, lambda b, x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))), complete_ops)
+        for x in out:
+            x.slots["static"] = flags
+        return out
+    monkeypatch.setattr(rules, "remove_where", drops_static)
+    monkeypatch.setattr(steps, "_CACHE", {})
+    results = {r.invariant: r for r in prove("3.9", static=True)}   # the whole proof set: a CTI from its states
+    r = results["model-static-slot-is-a-member"]
+    assert r.status == NOT_INDUCTIVE and r.cti is not None and r.cti.action is not None and r.cti.post is not None
+    assert any(s.static and s.status != MEMBER for s in r.cti.post.slots)
+    assert r.cti.model_agrees is False   # model.step keeps the static member: the encoding is what is wrong

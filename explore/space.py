@@ -66,7 +66,7 @@ from explore.canonical import canonical
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
-from harness.labels import Before, capture, mismatch, rebase, stale_completion
+from harness.labels import Before, capture, mismatch, predicted_error, rebase, stale_completion
 from harness.refinement import model_edge
 from harness.scope import Scope
 from harness.world import World, client_kinds
@@ -396,7 +396,9 @@ class Expander:
         world.steps.clear()
         stage = "observing"
         try:
-            error = had_error or any(isinstance(e, IllegalState) for e in step.events)
+            # an IllegalStateError the model predicts (harness.labels.predicted_error) leaves the coordinator intact
+            error = had_error or (any(isinstance(e, IllegalState) for e in step.events)
+                                  and not (captured is not None and predicted_error(world, captured)))
             self._monitor_states = None      # the monitors move now; _node reads what they hold after
             found, monitor_states, witnessed = self._verdicts(before, step, out.witnesses)
             for v in found:   # check_world_step guards each property

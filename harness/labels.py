@@ -32,7 +32,7 @@ from model.outputs import (HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, JOIN_OP, NEW_
                            SYNC_OP, Outputs)
 from model.profiles import ModelProfile, get_model_profile
 from model.releases import fact
-from model.state import FREE, AbstractAction, Scope as ModelScope, Slot, State, padded
+from model.state import FREE, PENDING, AbstractAction, Scope as ModelScope, Slot, State, padded
 from model.step import outcomes
 
 #: SPEC.md §4.6: a member added by addMemberAndRebalance is watched with the 5-minute new-member timeout
@@ -186,36 +186,52 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
     cell = {UNLOADED: "not-coordinator", LOADING: "loading"}.get(before.partition, "")
     member = mid in before.protocols
     instance = req.group_instance_id if p.static_members else None
+    instance_cell = ""   # the request's instance id against the static map (J5b 4, §3.2 2, §3.3–§3.5)
     if instance is not None:
         owner = before.statics.get(instance)
         static = _static_label(world, before, req, state, instance, cell)
         if static is not None:
             return static
         simple = req.api == "OffsetCommit" and req.generation_id < 0 and not member
-        if not cell and before.group is not None and not (mid and owner == mid):
+        if before.group is not None and not (mid and owner == mid):
             # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut
             # (2.x judges the member id alone: no cell for an unknown instance there)
             unknown = "unknown-instance" if p.validate_current_member and not simple else ""
-            cell = "fenced" if owner is not None else unknown
+            instance_cell = "fenced" if owner is not None else unknown
     if req.api == "JoinGroup":
         config = world.coord.config
         if not cell and req.group_instance_id is not None and not p.static_members:
             cell = "unsupported"   # no KIP-345 in this release (SPEC.md §3.1)
         if not cell and not (config.group_min_session_timeout_ms <= req.session_timeout_ms
                              <= config.group_max_session_timeout_ms):
-            cell = "bad-session"
+            cell = "bad-session"   # J2, before the group is looked at
         if not cell and before.group is not None and not _supported(p, before, req):
-            cell = "bad-protocol"
+            cell = "bad-protocol"  # J5b step 2
+        if not cell and instance is not None and mid and state.slots[i].status == PENDING:
+            cell = "static-pending"   # J5b step 3: a pending id with an instance id is an IllegalStateException
+        cell = cell or instance_cell
         if not mid:
             return AbstractAction("JoinGroup/new-pending" if req.require_known_member_id and p.pending_members
                                   and req.group_instance_id is None else "JoinGroup/new", i, cell)
         changed = member and before.protocols[mid] != (req.protocol_type, req.protocols)
         return AbstractAction("JoinGroup/changed" if changed else "JoinGroup/known", i, cell)
+    cell = cell or instance_cell
     if req.api == "OffsetCommit" and req.generation_id < 0 and not member:
         return AbstractAction("OffsetCommit/simple", i, cell)
     if not cell and member and req.api != "LeaveGroup" and req.generation_id != before.generation:
         cell = "stale"
     return AbstractAction(req.api, i, cell)
+
+
+def predicted_error(world: World, before: Before) -> bool:
+    """Whether the step's IllegalStateError is one the model predicts, with the coordinator's state untouched: a
+    JoinGroup carrying a group.instance.id from a pending member id (SPEC.md §3.1 J5b step 3, cell
+    ``static-pending``) throws before it changes anything, so later answers are still the model's to predict."""
+    req = before.request
+    if req is None or req.api != "JoinGroup" or not req.member_id or req.group_instance_id is None:
+        return False
+    slot = before.slot_of.get(req.member_id)
+    return get_model_profile(world.profile.name).static_members and slot is not None and slot.status == PENDING
 
 
 def _static_label(world: World, before: Before, req: Request, state: State, instance: str, cell: str

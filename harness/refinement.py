@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from core.actions import Action
 from core.trace import Trace
 from harness.abstraction import abstract, model_scope
-from harness.labels import Before, capture, mismatch, stale_completion
+from harness.labels import Before, capture, mismatch, predicted_error, stale_completion
 from harness.world import World
 from model.state import AbstractAction, State, padded
 from model.step import successors
@@ -39,8 +39,13 @@ class Coverage:
 class RefinementChecker:
     """Steps a world and checks each step against the model of its profile."""
 
-    def __init__(self, world: World, rules: object | None = None) -> None:
+    def __init__(self, world: World, rules: object | None = None, halfway: bool | None = None) -> None:
         self.world = world
+        #: an IllegalStateError the model does not predict left the coordinator half-way through a handler (0.10.0's
+        #: dead-to-dead finding): from then on its answers are no longer the model's to predict. ``halfway``: carried
+        #: over by a fork of a run (None: any error already in the coordinator's log counts)
+        self.halfway = bool(world.coord.errors) if halfway is None else halfway
+        self._errors_seen = len(world.coord.errors)
         self.profile = rules if rules is not None else world.profile.name
         #: labelled output checks need the model's own rules; a custom ``rules`` object checks states only
         self.labelled = rules is None
@@ -71,10 +76,11 @@ class RefinementChecker:
             raise NonRefiningStep(
                 f"step {step} ({action}) is not a model edge on profile {self.world.profile.name}:"
                 f"\n  before {before.short()}\n  after  {after.short()}", before, after, self.world.trace("refinement"))
-        # after an IllegalStateError the coordinator is half-way through a handler (0.10.0's documented
-        # dead-to-dead finding, properties/findings.py): its answers are no longer the model's to predict
         labelled = isinstance(captured, Before) and captured.action is not None and self.labelled
-        if labelled and not self.world.coord.errors:
+        if len(self.world.coord.errors) > self._errors_seen:
+            self._errors_seen = len(self.world.coord.errors)
+            self.halfway = self.halfway or not (isinstance(captured, Before) and predicted_error(self.world, captured))
+        if labelled and not self.halfway:
             assert isinstance(captured, Before)
             act, why = mismatch(self.world, captured, action, raw_after)
             if why is not None:

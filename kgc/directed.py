@@ -40,7 +40,8 @@ def fork(run: CheckedRun) -> CheckedRun:
         checker.obs = observe(world)
     twin_run = copy.copy(run)
     twin_run.world, twin_run.checker, twin_run.violations = world, checker, list(run.violations)
-    twin_run.refinement = RefinementChecker(world) if run.refinement is not None else None
+    twin_run.refinement = RefinementChecker(world, halfway=run.refinement.halfway) \
+        if run.refinement is not None else None
     return twin_run
 
 

@@ -144,7 +144,8 @@ def test_finding_{_ident(finding.name)}_{_ident(profile)}() -> None:
     trace = Trace.loads(TRACE.read_text(encoding="utf-8"))
     with unexcused([{finding.name!r}]):
         run = replay_checked(trace, actions_of(trace), {prop!r})
-    assert run is not None, "finding {finding.name} no longer reproduces on profile {profile}"
+    assert run is not None, (
+        "finding {finding.name} no longer reproduces on profile {profile}")
 '''
 
 

@@ -48,14 +48,16 @@ WALK_CLIENTS: tuple[int | tuple[str, ...], ...] = (
 #: every client kind some walk of every scope uses: what the coverage map may assume the clients send
 WALK_KINDS = ("adversarial", "java")
 #: static membership (KIP-345), on the releases that have it: static consumers that crash and restart with their
-#: group.instance.id and member id "", and an adversary forging client 0's instance id (also with client 2's member
-#: id). Only static clients: a forged instance id sent with a pending member id is an IllegalStateException by SPEC.md
-#: §3.1 J5b step 3, which the catalog's no-illegal-state-error would report. Not part of the coverage map.
+#: group.instance.id and member id "", and an adversary forging client 0's instance id (also with a peer's member
+#: id); then the adversary (a static member by that forged id) with two dynamic Java consumers, whose pending
+#: member ids it sends with that instance id — the two documented findings of mixed groups (properties/findings.py:
+#: J5b step 3's IllegalStateException, 3.x's LeaveGroup of a pending id). Not part of the coverage map.
+_STATIC_SCOPE = Scope(append_mode="deferred", faults=True, commits=True, crashes=True, advance_ms=(1000, 5000),
+                      session_timeout_ms=(20000, 20000, 20000), rebalance_timeout_ms=(6000, 6000, 6000))
 STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     # sessions outlive the join phase, so a static member that crashed is kept by a join completion (§4.4 step 1)
-    "static": (Scope(append_mode="deferred", faults=True, commits=True, crashes=True, advance_ms=(1000, 5000),
-                     session_timeout_ms=(20000, 20000, 20000), rebalance_timeout_ms=(6000, 6000, 6000)),
-               ("static", "static-adversarial", "static")),
+    "static": (_STATIC_SCOPE, ("static", "static-adversarial", "static")),
+    "static-mixed": (_STATIC_SCOPE, ("java", "java", "static-adversarial")),
 }
 
 

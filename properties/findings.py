@@ -96,6 +96,25 @@ FINDINGS: tuple[Finding, ...] = (
         "incarnation's ops as inert; refinement accepts exactly this change (harness.labels.stale_completion). Found "
         "by the gate's directed phase (partition scope).",
         "stale_join_completes_reloaded_heartbeats"),
+    Finding(
+        "instance-id-with-a-pending-member-id-throws",
+        profiles_where(all_of(when("static-membership"), when("pending-members"))),
+        ("no-illegal-state-error",),
+        "A JoinGroup that carries a group.instance.id together with a member id the group holds as *pending* (a "
+        "dynamic consumer's id from MEMBER_ID_REQUIRED, which any client can send) makes doJoinGroup / "
+        "doCurrentMemberJoinGroup throw IllegalStateException — the check for a pending id comes before static "
+        "fencing, and a pending id is assumed never to be static (SPEC.md §3.1 J5b step 3). The request handler "
+        "answers UNKNOWN_SERVER_ERROR and nothing changes; the model predicts exactly that answer. Only a client that "
+        "forges identities reaches it (the gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
+        "instance_id_with_a_pending_member_id_throws"),
+    Finding(
+        "leave-of-a-pending-member-id-ignores-its-instance-id", profiles_where(when("validate-current-member")),
+        ("fenced-instance-id-never-succeeds",),
+        "3.x LeaveGroup removes an identity whose member id is pending before validateCurrentMember looks at its "
+        "group.instance.id (SPEC.md §3.4 [3.x]), so a LeaveGroup naming a pending member id with an instance id "
+        "that maps to another member is answered NONE instead of FENCED_INSTANCE_ID (2.4–2.7 check fencing first). "
+        "Nothing of the static member is touched: only the pending id goes. Found by the gate's mixed static walk.",
+        "leave_of_a_pending_member_id_ignores_its_instance_id"),
 )
 
 #: the finding whose IllegalStateError the properties below may follow

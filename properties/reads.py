@@ -63,7 +63,7 @@ READS: Mapping[str, frozenset[str]] = {
     "new-member-has-a-parked-join": _S,
     "members-owing-a-sync-are-watched-by-a-delayed-sync": _S,
     "dead-group-is-not-cached": _S,
-    "no-illegal-state-error": _S,
+    "no-illegal-state-error": _SOC,          # the step's IllegalState events; the delivered JoinGroup (an excuse)
     # properties/concrete_steps.py
     "delayed-join-completes-only-when-all-rejoined": _SO,
     "member-kept-alive-while-callback-pending": _SOC,          # the fired timer

@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 from model.outputs import Answer, Arm
-from model.state import (ABSENT, COMPLETING, FREE, JOIN, MEMBER, NO_JOIN, PREPARING, STABLE, AbstractAction, Scope,
-                         Slot, State)
+from model.state import (ABSENT, COMPLETING, FREE, JOIN, MEMBER, NO_JOIN, PENDING, PREPARING, STABLE, AbstractAction,
+                         Scope, Slot, State)
 from model.step import enabled, outcomes
 
 STATIC = ("2.4.1", "2.7.0", "3.9")
@@ -123,6 +123,33 @@ def test_a_request_with_another_members_instance_id_is_fenced(profile: str) -> N
 def test_an_unknown_instance_id_is_refused_only_by_validate_current_member(profile: str, error: str) -> None:
     found = run(stable(LEADER, FOLLOWER), "Heartbeat", profile, 1, "unknown-instance")
     assert found and {answers for _, answers, _ in found} == {(Answer(1, "Heartbeat", error),)}
+
+
+@pytest.mark.parametrize("profile", STATIC)
+@pytest.mark.parametrize("cell", ["fenced", "unknown-instance"])
+def test_a_leave_of_a_pending_id_is_judged_by_the_instance_id_only_before_3_x(profile: str, cell: str) -> None:
+    """§3.4: [2.4] memberId ≠ "" and static fenced → FENCED_INSTANCE_ID, *then* a pending id is removed; [3.x] a
+    pending id is removed first, validateCurrentMember (FENCED / unknown instance) only judges other ids."""
+    pending = Slot(PENDING, watch=1)
+    state = stable(LEADER, FOLLOWER, pending)
+    found = run(state, "LeaveGroup", profile, 2, cell)
+    if profile == "3.9":   # the pending id goes, its op completes; the static members are untouched
+        assert [(a.slots[:3], answers) for a, answers, _ in found] == [
+            ((LEADER, FOLLOWER, FREE), (Answer(2, "LeaveGroup", "NONE"),))]
+    elif cell == "fenced":
+        assert found == [(state, (Answer(2, "LeaveGroup", "FENCED_INSTANCE_ID"),), ())]
+    else:   # 2.x judges the member id alone: the pending id is removed
+        assert [answers for _, answers, _ in found] == [(Answer(2, "LeaveGroup", "NONE"),)]
+
+
+@pytest.mark.parametrize("profile", STATIC)
+def test_a_join_with_an_instance_id_from_a_pending_id_is_an_illegal_state(profile: str) -> None:
+    """J5b step 3: a pending member id with a groupInstanceId → IllegalStateException; the request handler answers
+    the API's error response (UNKNOWN_SERVER_ERROR, member id "", generation −1) and nothing changed."""
+    state = State(PREPARING, JOIN, slots=(replace(LEADER, awaiting_join=True), FOLLOWER, Slot(PENDING, watch=1), FREE),
+                  fresh=False)
+    found = run(state, "JoinGroup/known", profile, 2, "static-pending")
+    assert found == [(state, (Answer(2, "JoinGroup", "UNKNOWN_SERVER_ERROR", "none", "error"),), ())]
 
 
 def test_without_kip_345_there_are_no_static_actions_and_an_instance_id_is_unsupported() -> None:

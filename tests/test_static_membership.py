@@ -407,6 +407,22 @@ def test_a_static_join_with_a_pending_member_id_is_an_illegal_state() -> None:
     assert c.describe(G).members == {} and c.describe(G).pending_members == {pending.member_id}
 
 
+@pytest.mark.parametrize("release", RELEASES)
+def test_a_leave_of_a_pending_id_with_another_members_instance_id(release: str) -> None:
+    """SPEC.md §3.4: [2.4] memberId ≠ "" and static fenced → FENCED_INSTANCE_ID before the pending check; [3.x] a
+    pending id is removed first and validateCurrentMember never sees the instance id → NONE."""
+    g = stable(release)
+    pending = g.c.join_group(G, "", S_MS, R_MS, "consumer", PROTOS, require_known_member_id=True).result
+    assert pending.error is Errors.MEMBER_ID_REQUIRED
+    r = g.c.leave_group(G, [(pending.member_id, "i-a")]).result
+    if release == "3.9":
+        assert r.member_errors == ((pending.member_id, "i-a", Errors.NONE),) and not g.view.pending_members
+    else:
+        assert r.member_errors == ((pending.member_id, "i-a", Errors.FENCED_INSTANCE_ID),)
+        assert g.view.pending_members == {pending.member_id}
+    assert dict(g.view.static_members)["i-a"] == g.ids["i-a"] and g.view.state is ST   # the static member stays
+
+
 # -- load and snapshots (SPEC.md §3.7; impl/snapshot.py) ------------------------------------------------------
 def test_a_reloaded_group_keeps_its_static_members() -> None:
     g = stable()
@@ -444,8 +460,7 @@ def test_a_snapshot_keeps_the_static_map_and_a_pending_replacement() -> None:
 # -- the gate: dynamic walks stay dynamic, one static walk on the KIP-345 releases ---------------------------
 def test_the_gate_walks_static_clients_only_in_its_static_walk_and_only_with_kip_345() -> None:
     """The gate's dynamic walk scopes and client mixes send no instance id (their coverage map assumes none); its
-    static walk has static kinds only (a forged instance id with a pending member id is an IllegalState by SPEC.md
-    §3.1 J5b step 3) and runs only on the releases with static members (0.10.0 answers UNSUPPORTED_VERSION)."""
+    static walks run only on the releases with static members (0.10.0 answers UNSUPPORTED_VERSION)."""
     from harness.world import World
     from kgc.gate import STATIC_WALKS, WALK_CLIENTS, WALK_KINDS, WALK_SCOPES, walk_configs
     assert set(WALK_KINDS) == {"java", "adversarial"}
@@ -453,8 +468,10 @@ def test_the_gate_walks_static_clients_only_in_its_static_walk_and_only_with_kip
         for clients in WALK_CLIENTS:
             world = World("3.9", scope, clients=clients, record=False)
             assert all(cfg.group_instance_id is None for cfg in world.configs)
-    for _scope, clients in STATIC_WALKS.values():
-        assert set(clients) <= {"static", "static-adversarial"}
+    # the static walk: static kinds only; the mixed one adds one dynamic consumer, whose pending id the adversary
+    # sends with an instance id (the two findings of properties/findings.py)
+    assert STATIC_WALKS["static"][1] == ("static", "static-adversarial", "static")
+    assert STATIC_WALKS["static-mixed"][1] == ("java", "java", "static-adversarial")
     assert not {name for name, _, _ in walk_configs("0.10.0")} & set(STATIC_WALKS)
     assert {name for name, _, _ in walk_configs("2.4.1")} >= set(STATIC_WALKS)
 

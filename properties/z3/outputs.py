@@ -31,7 +31,7 @@ APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "OffsetCommit", "LeaveGroup")
 STORE_ERROR, UNDEFINED = "store-error", "undefined"
 _ERRORS = {"NONE", "REBALANCE_IN_PROGRESS", "UNKNOWN_MEMBER_ID", "MEMBER_ID_REQUIRED", "NOT_COORDINATOR",
            "ILLEGAL_GENERATION", "INVALID_SESSION_TIMEOUT", "INCONSISTENT_GROUP_PROTOCOL",
-           "FENCED_INSTANCE_ID", "UNSUPPORTED_VERSION", STORE_ERROR, UNDEFINED}
+           "FENCED_INSTANCE_ID", "UNSUPPORTED_VERSION", "UNKNOWN_SERVER_ERROR", STORE_ERROR, UNDEFINED}
 _ERRORS |= {e for p in MODEL_PROFILES.values() for table in (p.heartbeat_answers, p.commit_answers,
                                                               p.loading_answers) for e in table.values()}
 ErrorSort, ERROR = enum_sort("Error", tuple(sorted(_ERRORS)))

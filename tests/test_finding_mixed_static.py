@@ -1,0 +1,98 @@
+"""The two documented findings of groups where dynamic and static members meet (properties/findings.py), each on the
+counterexample the gate's mixed static walk found and recorded (reports/findings/NAME/PROFILE/), and each excuse
+shown to be narrow: it covers exactly the cause SPEC.md names, and the property still catches anything else.
+
+- instance-id-with-a-pending-member-id-throws: SPEC.md §3.1 J5b step 3 ("memberId is a pending member → (static ⇒
+  IllegalStateException)"), on every release with both pending members and static membership;
+- leave-of-a-pending-member-id-ignores-its-instance-id: SPEC.md §3.4 [3.x] (a pending id is removed before
+  validateCurrentMember reads the instance id), 3.0.0+.
+"""
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from core.trace import Trace
+from harness.excuses import unexcused
+from harness.world import World
+from impl.group import IllegalStateError
+from kgc.runs import CheckedRun, actions_of, replay_checked
+from properties.findings import get_finding
+
+THROWS = get_finding("instance-id-with-a-pending-member-id-throws")
+PENDING_LEAVE = get_finding("leave-of-a-pending-member-id-ignores-its-instance-id")
+
+
+def _record(name: str, profile: str) -> Trace:
+    path = get_finding(name).record(profile) / "counterexample.json"
+    return Trace.loads(path.read_text(encoding="utf-8"), source=str(path))
+
+
+def _steps_of(run: CheckedRun, prop: str) -> list[int]:
+    return [v.step for v in run.violations if v.property == prop]
+
+
+def test_the_findings_name_the_releases_spec_gives() -> None:
+    # J5b step 3 needs pending ids (2.2.0, KIP-394) and instance ids (2.3.0, KIP-345); §3.4's order is 3.x only
+    assert THROWS.profiles == ("2.4.1", "2.7.0", "3.9") and THROWS.fixed_in is None
+    assert PENDING_LEAVE.profiles == ("3.9",) and PENDING_LEAVE.fixed_in is None
+
+
+@pytest.mark.parametrize("profile", THROWS.profiles)
+def test_a_join_with_an_instance_id_from_a_pending_member_id_throws(profile: str) -> None:
+    trace = _record(THROWS.name, profile)
+    with unexcused([THROWS.name]):
+        run = replay_checked(trace, actions_of(trace), "no-illegal-state-error")
+    assert run is not None
+    step = run.world.steps[_steps_of(run, "no-illegal-state-error")[0]]
+    # the step delivered a JoinGroup whose member id was pending and which carried an instance id; it was answered
+    # UNKNOWN_SERVER_ERROR (the request handler's error response) — what the model predicts (the refinement held)
+    assert step.action.kind == "DeliverRequest"
+    [answer] = [r for r in step.responses if r.api == "JoinGroup"]
+    assert (answer.error, answer.member_id, answer.generation_id) == ("UNKNOWN_SERVER_ERROR", "", -1)
+    assert not _steps_of(run, "refines-the-abstract-model")
+    # excused (the default), the same actions are clean: the search goes on past it
+    clean = CheckedRun(World(profile, run.world.scope, clients=run.world.kinds, seed=trace.seed or 0, record=True))
+    for action in actions_of(trace):
+        clean.step(action)
+    assert clean.violations == []
+
+
+def test_any_other_illegal_state_is_still_reported_while_the_finding_is_excused(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted IllegalStateError on a dynamic member's rejoin (no instance id): not the finding's cause."""
+    from impl.rebalance import RebalanceMixin
+
+    def throws(*args: object, **kwargs: object) -> None:
+        raise IllegalStateError("planted")
+    monkeypatch.setattr(RebalanceMixin, "add_member_and_rebalance", throws)
+    run, rng = CheckedRun(World("3.9", clients=("java", "java", "java"), seed=0, record=True)), random.Random(0)
+    for _ in range(300):
+        enabled = run.world.enabled()
+        if run.over or not enabled:
+            break
+        run.step(enabled[rng.randrange(len(enabled))])
+    assert run.world.coord.errors and _steps_of(run, "no-illegal-state-error"), [v.property for v in run.violations]
+
+
+def test_a_leave_of_a_pending_member_id_with_a_foreign_instance_id_succeeds_on_3_9() -> None:
+    trace = _record(PENDING_LEAVE.name, "3.9")
+    prop = "fenced-instance-id-never-succeeds"
+    with unexcused([PENDING_LEAVE.name]):
+        run = replay_checked(trace, actions_of(trace), prop)
+    assert run is not None
+    v = next(v for v in run.violations if v.property == prop)
+    assert "LeaveGroup" in v.message and "answer='NONE'" in v.message
+    assert not _steps_of(run, "refines-the-abstract-model")   # the model removes the pending id too (§3.4 [3.x])
+    clean = replay_checked(trace, actions_of(trace), prop)
+    assert clean is None   # excused: no violation of the property on the whole trace
+
+
+def test_the_records_are_what_the_gate_found() -> None:
+    for f in (THROWS, PENDING_LEAVE):
+        for profile in f.profiles:
+            trace = _record(f.name, profile)
+            assert trace.name.startswith("walk static-mixed"), trace.name
+            assert Path(f.record(profile) / "report.md").is_file()

@@ -96,3 +96,23 @@ def test_the_records_are_what_the_gate_found() -> None:
             trace = _record(f.name, profile)
             assert trace.name.startswith("walk static-mixed"), trace.name
             assert Path(f.record(profile) / "report.md").is_file()
+
+
+def test_a_3_9_leave_that_fences_a_pending_id_is_caught_by_the_labelled_refinement(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted 2.4-order LeaveGroup on 3.9 (fencing before the pending check): no catalog property names that
+    answer, the model's (§3.4 [3.x]) does — refinement alone reports it, at the finding's LeaveGroup."""
+    from core.types import Errors
+    from impl.static_members import StaticMembershipMixin
+    original = StaticMembershipMixin.leave_identity
+
+    def fences_first(self, group, member_id, group_instance_id):   # type: ignore[no-untyped-def]
+        if member_id and group.is_static_member_fenced(member_id, group_instance_id):
+            return Errors.FENCED_INSTANCE_ID
+        return original(self, group, member_id, group_instance_id)
+    monkeypatch.setattr(StaticMembershipMixin, "leave_identity", fences_first)
+    trace = _record(PENDING_LEAVE.name, "3.9")
+    run = replay_checked(trace, actions_of(trace), "refines-the-abstract-model")
+    assert run is not None
+    v = next(v for v in run.violations if v.property == "refines-the-abstract-model")
+    assert v.step == len(trace.steps) - 1 and "FENCED_INSTANCE_ID" in v.message, v.message

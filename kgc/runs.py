@@ -102,8 +102,14 @@ def replay_checked(trace: Trace, actions: Sequence[Action], prop: str) -> Checke
 
 
 def shrink(found: Found, expired: Callable[[], bool]) -> Found:
-    """Delta debugging: drop ever smaller chunks of actions while the same property still fails."""
+    """Delta debugging: drop ever smaller chunks of actions while the same property still fails — first with the
+    kept steps' request and timer references renamed (kgc/shrinking.py), then as they are."""
+    from kgc.shrinking import shrink_renamed   # it builds on CheckedRun
     prop = found.violation.property
+    renamed = shrink_renamed(found.trace, actions_of(found.trace), prop, expired)
+    short = renamed.result(found.trace.name, (prop,)) if renamed is not None else None
+    if short is not None and len(short.trace.steps) < len(found.trace.steps):
+        found = dataclasses.replace(short, phase=found.phase, also=found.also)
     actions = actions_of(found.trace)
     chunk = max(1, len(actions) // 2)
     while chunk >= 1 and not expired():

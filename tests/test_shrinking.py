@@ -1,0 +1,58 @@
+"""Shrinking with renamed references (kgc/shrinking.py): a step left out renames the correlation ids and timer
+numbers of the steps after it, so a counterexample shrinks past steps that plain delta debugging must keep."""
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from core.actions import Action
+from core.trace import Trace
+from harness.excuses import unexcused
+from harness.replay import world_for
+from kgc import shrinking
+from kgc.runs import CheckedRun, Found, actions_of, replay_checked, shrink
+from properties.findings import get_finding
+
+FINDING = get_finding("instance-id-with-a-pending-member-id-throws")
+PROP = "no-illegal-state-error"
+
+
+def _noisy() -> Found:
+    """The recorded 5-step counterexample of the finding on 2.4.1 (c0's JoinGroup gets MEMBER_ID_REQUIRED, the
+    adversary c2 sends a JoinGroup with instance id i0 and c0's pending id), with the adversary's own heartbeat
+    sent and delivered first: c2's JoinGroup is then its request #2, not #1."""
+    path = FINDING.record("2.4.1") / "counterexample.json"
+    record = Trace.loads(path.read_text(encoding="utf-8"))
+    assert [a.kind for a in record.actions] == ["JoinGroup", "DeliverRequest", "DeliverResponse", "JoinGroup",
+                                                "DeliverRequest"]
+    run = CheckedRun(world_for(dataclasses.replace(record, steps=()), record=True))
+    first, *rest = record.actions
+    heartbeat = next(a for a in run.world.enabled() if a.kind == "Heartbeat" and a.client == 2)
+    actions = [first, heartbeat, Action("DeliverRequest", 2, 1)] + rest[:-1] + [Action("DeliverRequest", 2, 2)]
+    with unexcused([FINDING.name]):
+        for action in actions:
+            assert run.world.is_enabled(action), action
+            run.step(action)
+        found = run.result("noisy")
+    assert found is not None and found.violation.property == PROP and len(found.trace.steps) == 7
+    return found
+
+
+def test_a_step_left_out_renames_the_later_correlation_ids() -> None:
+    found = _noisy()
+    with unexcused([FINDING.name]):
+        short = shrink(found, lambda: False)
+        assert len(short.trace.steps) == 5   # both noise steps gone: c2's JoinGroup is delivered as #1 now
+        assert short.trace.actions[-1] == Action("DeliverRequest", 2, 1)
+        assert replay_checked(short.trace, actions_of(short.trace), PROP) is not None   # an ordinary trace
+        assert shrink(found, lambda: False).trace.to_json() == short.trace.to_json()   # the same every time
+
+
+def test_without_renaming_the_sent_heartbeat_stays(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The control: plain delta debugging cannot leave out the heartbeat's send (c2's JoinGroup would become #1
+    while the trace delivers #2), so it keeps a step the renaming shrinker removes."""
+    found = _noisy()
+    monkeypatch.setattr(shrinking, "shrink_renamed", lambda *args: None)
+    with unexcused([FINDING.name]):
+        assert len(shrink(found, lambda: False).trace.steps) == 6

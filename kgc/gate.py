@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Callable
 
 from core.actions import Action
+from core.types import GroupState
 from explore.local import bfs
 from explore.scopes import CI_DEPTH, CI_MEMBERS, CI_SCOPE, get_scope
 from explore.space import ExploreSpec
@@ -60,14 +61,46 @@ STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "static-mixed": (_STATIC_SCOPE, ("java", "java", "static-adversarial")),
 }
 
+#: the partition scope once the group has a durable record: a walk that holds the partition moves back until the
+#: group has been Stable (the leader's SyncGroup stored its generation), then offers them as the partition walks do.
+#: A uniform walk offers UnloadGroup at almost every step, so it seldom keeps a first rebalance together long enough
+#: to reach Stable (none of 2.7.0's 60 partition walks of walk seeds 0-19 does), and an unload before the first record
+#: loads nothing back. What a reload brings back (SPEC.md §3.7) meeting what the unload left behind — the stale
+#: DelayedJoin of finding stale-join-completes-reloaded-heartbeats — needs a record to load. Part of the coverage
+#: map (the partition scope).
+RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
+    "reload": (WALK_SCOPES["partition"], ("java", "java", "adversarial")),
+}
+PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
+
 
 def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]:
     """(scope name, scope, clients) of every walk the gate makes on ``profile``, in order."""
     out: list[tuple[str, Scope, int | tuple[str, ...]]] = [
         (name, scope, clients) for name, scope in WALK_SCOPES.items() for clients in WALK_CLIENTS]
+    out += [(name, scope, clients) for name, (scope, clients) in RELOAD_WALKS.items()]
     if fact("static-membership", profile):
         out += [(name, scope, clients) for name, (scope, clients) in STATIC_WALKS.items()]
     return out
+
+
+def walk(run: CheckedRun, rng: random.Random, steps: int, hold_partition: bool = False) -> None:
+    """Up to ``steps`` uniformly chosen enabled actions; ``hold_partition``: no partition move before the group's
+    first Stable (RELOAD_WALKS)."""
+    held = hold_partition
+    for _ in range(steps):
+        choices = run.world.enabled()
+        if not choices or run.over:
+            break
+        if held:
+            choices = tuple(a for a in choices if a.kind not in PARTITION_MOVES) or choices
+        run.step(choices[rng.randrange(len(choices))])
+        held = held and not _is_stable(run.world)
+
+
+def _is_stable(world: World) -> bool:
+    view = world.coord.describe(world.group_id)
+    return view is not None and view.state is GroupState.STABLE
 
 
 @dataclass(frozen=True)
@@ -166,13 +199,8 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Cov
         for scope_name, scope, clients in walk_configs(profile):
             walk_seed = seed * 100003 + index
             run = CheckedRun(World(profile, scope, clients=clients, seed=walk_seed, record=True, mutant=mutant))
-            rng = random.Random(walk_seed)
             result.runs += 1
-            for _ in range(plan.walk_steps):
-                choices = run.world.enabled()
-                if not choices or run.over:
-                    break
-                run.step(choices[rng.randrange(len(choices))])
+            walk(run, random.Random(walk_seed), plan.walk_steps, hold_partition=scope_name in RELOAD_WALKS)
             result.steps += len(run.world.steps)
             if best.offer(run.result(f"walk {scope_name} {clients} seed {walk_seed}", best.preferred)):
                 return result, best.found

@@ -94,7 +94,7 @@ FINDINGS: tuple[Finding, ...] = (
         "a key the reloaded group's heartbeat ops share — so a reloaded member with the same id that awaits a join or "
         "sync loses its heartbeat op (hasSatisfiedHeartbeat) until the next join completes. The model treats a stale "
         "incarnation's ops as inert; refinement accepts exactly this change (harness.labels.stale_completion). Found "
-        "by the gate's directed phase (partition scope).",
+        "on 3.9 by the gate's directed phase (partition scope), on 2.4.1 and 2.7.0 by its reload walk.",
         "stale_join_completes_reloaded_heartbeats"),
     Finding(
         "instance-id-with-a-pending-member-id-throws",

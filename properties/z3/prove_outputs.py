@@ -20,33 +20,35 @@ from model.state import AbstractAction, Scope
 from model.step import outcomes
 from properties.abstract_outputs import output_properties
 from properties.z3.encoding import Terms, decode
-from properties.z3.invariants import TWINS
 from properties.z3.output_twins import STEP_TWINS
 from properties.z3.outputs import Outs, decode_outputs
 from properties.z3.prove import GUARD_MS, NOT_PROVED_STEP, PROVED, UNKNOWN, Cti, Result, _Queries, proof_set
-from properties.z3.refusals import REFUSAL_KINDS, refusal_branches
-from properties.z3.steps import ACTION_KINDS, Branches
+from properties.z3.refusals import REFUSAL_KINDS, STATIC_REFUSAL_KINDS, refusal_branches
+from properties.z3.steps import Branches
 
 
 def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None, names: list[str] | None = None,
-                  timeout_ms: int = 10000) -> list[Result]:
+                  timeout_ms: int = 10000, static: bool = False) -> list[Result]:
     """Each output property of ``profile`` (or ``names``) proved on every step from ``assumed`` (default: the
-    profile's proof set — pass ``prove``'s proved invariants, which are inductive together)."""
+    profile's proof set — pass ``prove``'s proved invariants, which are inductive together). ``static``: over the
+    static scope (KIP-345) — its vocabulary, the static JoinGroups (the restart with changed metadata too), the
+    refused requests with an instance-id cell, and the static invariants among the assumptions."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     todo = list(output_properties(p.name)) if names is None else list(names)
     unknown = sorted(set(todo) - set(output_properties(p.name)))
     if unknown:
         raise ValueError(f"not output properties of profile {p.name}: {', '.join(unknown)}")
-    q = _Queries(p, timeout_ms)
-    assumed = proof_set(p.name)[0] if assumed is None else assumed
+    q = _Queries(p, timeout_ms, static)
+    assumed = proof_set(p.name, static)[0] if assumed is None else assumed
     c = _Candidates(todo)
-    refusals = [refusal_branches(p, q.voc, k, cell, m=q.m, pre=q.v) for k, cell in REFUSAL_KINDS]
-    for b, refused in [(q.moves[key], False) for key in ACTION_KINDS] + [(r, True) for r in refusals]:
+    cells = REFUSAL_KINDS + STATIC_REFUSAL_KINDS if static else REFUSAL_KINDS
+    refusals = [refusal_branches(p, q.voc, k, cell, m=q.m, pre=q.v) for k, cell in cells]
+    for b, refused in [(q.moves[key], False) for key in q.kinds] + [(r, True) for r in refusals]:
         label = f"{b.kind}[{b.arg or 'unknown-member'}] (refused)" if refused else \
             f"{b.kind}[{b.arg}]" if b.arg else b.kind
         s = z3.Solver()
         s.set("timeout", timeout_ms)
-        s.add(q.v.well_formed(), *[TWINS[n](q.v) for n in assumed])
+        s.add(q.v.well_formed(), *[q.twins[n](q.v) for n in assumed])
         for guard, post, _, outs in b.paths:
             s.push()
             s.add(guard)
@@ -104,6 +106,6 @@ def _cti(q: _Queries, model: z3.ModelRef, name: str, post_terms: Terms, outs: Ou
     action = AbstractAction(kind, slot, arg)
     flags = q.flags(model)
     scope = Scope(members=max(1, len(pre.slots)), deferred_appends=flags["deferred_appends"],
-                  initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2)
+                  initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2, static=q.voc.static)
     agrees = (post.canonical(), said) in outcomes(pre, action, q.p, scope)
     return Cti(name, pre, action, post, flags, agrees, said)

@@ -105,13 +105,16 @@ def _run_prove(profiles: list[str], console: Console, static: bool = False) -> i
     for r in results + said:
         _details(r, console)
     failed = [r for r in results if r.status not in (PROVED, FINDING)]
-    failed_outputs = [r for r in said if r.status != PROVED]
+    failed_outputs = [r for r in said if r.status not in (PROVED, FINDING)]
     proved = sum(r.status == PROVED for r in results)
     findings = sum(r.status == FINDING for r in results)
     bad = len(failed) + len(failed_outputs)
+    found = sum(r.status == FINDING for r in said)
+    output_findings = f"{found} known finding(s), " if found else ""
     verdict = "[green]all proved[/]" if not bad else f"[red]{bad} not proved[/]"
     console.print(f"{verdict}: {proved} proved, {findings} known finding(s), {len(failed)} not proved; "
-                  f"output properties: {len(said) - len(failed_outputs)} proved, {len(failed_outputs)} not proved; "
+                  f"output properties: {sum(r.status == PROVED for r in said)} proved, {output_findings}"
+                  f"{len(failed_outputs)} not proved; "
                   f"{time.perf_counter() - started:.1f} s.")
     return 1 if bad else 0
 
@@ -122,6 +125,9 @@ def _details(r: Result, console: Console) -> None:
         if r.trace is not None:
             console.print(f"shortest violation (BMC, {r.trace.depth} steps):", highlight=False)
             console.print("\n".join(r.trace.lines()), markup=False, highlight=False)
+        if r.cti is not None:   # an output finding: a step model.step takes
+            console.print("counterexample step (model.step takes it):", highlight=False)
+            console.print("\n".join("  " + line for line in r.cti.lines()), markup=False, highlight=False)
         return
     if r.status == PROVED:
         return

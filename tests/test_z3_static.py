@@ -20,7 +20,7 @@ from model.rules import W
 from model.state import FREE, MEMBER, AbstractAction, Scope, Slot, State
 from model.step import _refused, _valid_requester, outcomes, step
 from properties.abstract import abstract_invariants
-from properties.abstract_static import STATIC_FINDINGS, STATIC_INVARIANTS, STATIC_STRENGTHENING
+from properties.abstract_static import STATIC_FINDINGS, STATIC_INVARIANTS, STATIC_OUTPUT_FINDINGS, STATIC_STRENGTHENING
 from properties.z3.explicit import Z3Stepper
 from properties.z3.invariants import TWINS
 from properties.z3.domain import Finite
@@ -264,3 +264,67 @@ def test_a_join_completion_that_drops_static_members_but_not_their_flag_fails_th
     assert r.status == NOT_INDUCTIVE and r.cti is not None and r.cti.action is not None and r.cti.post is not None
     assert any(s.static and s.status != MEMBER for s in r.cti.post.slots)
     assert r.cti.model_agrees is False   # model.step keeps the static member: the encoding is what is wrong
+
+
+# -- output properties over the static actions ----------------------------------------------------------------------
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", STATIC_PROFILES)
+def test_the_static_graph_steps_break_exactly_the_static_output_findings(profile: str) -> None:
+    """The Python output predicates on every step of the 2-slot static graph (6–15 s each): what they reject is
+    STATIC_OUTPUT_FINDINGS, and on those steps the Z3 step twins say the same."""
+    from model.step import enabled
+    from properties.abstract_outputs import ModelStep, output_properties
+    from properties.catalog import CATALOG
+    from properties.z3.output_twins import evaluate_step_twins
+    names = list(output_properties(profile))
+    scope = Scope(members=2, static=True)
+    broken, disagree = set(), []
+    for _, s in build(scope, profile).nodes(data="state"):
+        for a in enabled(s, profile, scope):
+            for t, o in outcomes(s, a, profile, scope, canonical=False):
+                said = evaluate_step_twins(s, a, o, t, names)
+                for n in names:
+                    ok = CATALOG[n].fn(s, ModelStep(a, o), t) is None   # type: ignore[misc]
+                    broken |= set() if ok else {n}
+                    if ok != said[n]:
+                        disagree.append(f"{n}: {s.short()} {a} {o}")
+    assert disagree == []
+    assert broken == {n for n, p in STATIC_OUTPUT_FINDINGS if p == profile}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", STATIC_PROFILES)
+def test_the_static_output_proof_proves_all_but_its_findings(profile: str) -> None:
+    """Every output property on every step of the static scope (the static JoinGroups, the restart with changed
+    metadata, the stored replacement's callback, the refused requests with an instance-id cell) from a state of the
+    static proof set (~1 min each); a finding's counterexample step is one model.step takes."""
+    from properties.abstract_outputs import output_properties
+    from properties.z3.prove_outputs import prove_outputs
+    results = {r.invariant: r for r in prove_outputs(profile, proof_set(profile, static=True)[0], static=True)}
+    findings = {n for n, p in STATIC_OUTPUT_FINDINGS if p == profile}
+    assert {n: r.status for n, r in results.items()} == {n: FINDING if n in findings else PROVED
+                                                         for n in output_properties(profile)}
+    for n in findings:
+        cti = results[n].cti
+        assert cti is not None and cti.model_agrees is True and cti.action is not None, n
+
+
+@pytest.mark.slow
+def test_a_stored_restart_answered_with_the_member_list_fails_the_static_output_proof(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant: a static restart answered at once (or by its stored replacement's callback) gets the member list.
+    model-member-list-goes-only-to-the-leader fails on a static step, and model.step disowns the step."""
+    from properties.z3 import static, steps
+    from properties.z3.outputs import ERROR, GEN, SHAPE
+    from properties.z3.prove import NOT_PROVED_STEP
+    from properties.z3.prove_outputs import prove_outputs
+
+    def with_list(w, i, when=None):   # type: ignore[no-untyped-def]
+        w.answer(i, "JoinGroup", ERROR["NONE"], GEN["current"], SHAPE["leader+members"], when=when)
+        return w.set(i, awaiting_join=z3.BoolVal(False))
+    monkeypatch.setattr(static, "_answer_current", with_list)
+    monkeypatch.setattr(steps, "_CACHE", {})
+    name = "model-member-list-goes-only-to-the-leader"
+    [r] = prove_outputs("3.9", proof_set("3.9", static=True)[0], names=[name], static=True)
+    assert r.status == NOT_PROVED_STEP and r.cti is not None and r.cti.model_agrees is False
+    assert r.cti.action is not None and r.cti.action.kind in ("JoinGroup/static-rejoin", "CompleteAppend")

@@ -12,6 +12,7 @@ against ``model.step.outcomes``.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import z3
 
@@ -19,10 +20,11 @@ from model.profiles import ModelProfile, get_model_profile
 from model.state import AbstractAction, Scope
 from model.step import outcomes
 from properties.abstract_outputs import output_properties
+from properties.abstract_static import STATIC_OUTPUT_FINDINGS
 from properties.z3.encoding import Terms, decode
 from properties.z3.output_twins import STEP_TWINS
 from properties.z3.outputs import Outs, decode_outputs
-from properties.z3.prove import GUARD_MS, NOT_PROVED_STEP, PROVED, UNKNOWN, Cti, Result, _Queries, proof_set
+from properties.z3.prove import FINDING, GUARD_MS, NOT_PROVED_STEP, PROVED, UNKNOWN, Cti, Result, _Queries, proof_set
 from properties.z3.refusals import REFUSAL_KINDS, STATIC_REFUSAL_KINDS, refusal_branches
 from properties.z3.steps import Branches
 
@@ -32,7 +34,9 @@ def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None,
     """Each output property of ``profile`` (or ``names``) proved on every step from ``assumed`` (default: the
     profile's proof set — pass ``prove``'s proved invariants, which are inductive together). ``static``: over the
     static scope (KIP-345) — its vocabulary, the static JoinGroups (the restart with changed metadata too), the
-    refused requests with an instance-id cell, and the static invariants among the assumptions."""
+    refused requests with an instance-id cell, and the static invariants among the assumptions. An output property
+    the static scope breaks by design (properties/abstract_static.py STATIC_OUTPUT_FINDINGS) is a finding, with its
+    counterexample step."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     todo = list(output_properties(p.name)) if names is None else list(names)
     unknown = sorted(set(todo) - set(output_properties(p.name)))
@@ -58,8 +62,18 @@ def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None,
                 _check_path(q, s, c, b, post, outs, label)
             s.set("timeout", timeout_ms)
             s.pop()
-    return [Result(n, p.name, c.status[n], c.seconds[n], cti=c.ctis.get(n), note=", ".join(c.failed_on[n]))
-            for n in todo]
+    out = [Result(n, p.name, c.status[n], c.seconds[n], cti=c.ctis.get(n), note=", ".join(c.failed_on[n]))
+           for n in todo]
+    return [_as_finding(r) if static else r for r in out]
+
+
+def _as_finding(r: Result) -> Result:
+    """A static output finding (STATIC_OUTPUT_FINDINGS) whose counterexample step model.step takes is a finding;
+    anything else stays what the proof said (proved: the finding is stale — the caller sees it proved)."""
+    why = STATIC_OUTPUT_FINDINGS.get((r.invariant, r.profile))
+    if why is None or r.status != NOT_PROVED_STEP or r.cti is None or not r.cti.model_agrees:
+        return r
+    return replace(r, status=FINDING, note=f"{why} (broken by {r.note})")
 
 
 class _Candidates:

@@ -6,6 +6,9 @@
                                       a state of the proved invariants
     kgc prove --profile 3.9           one profile
     kgc prove --bmc 10 [--members 3]  bounded model checking from the initial state, 10 steps, 3 member slots
+    kgc prove --static                the static scope (KIP-345): static members' fields and actions, the static
+                                      invariants as claims, the abstract invariants it breaks as findings (their
+                                      BMC traces over 2 static slots); with --bmc, a static scope
 
 Exit 0 when every invariant of the proof set is proved (or, with --bmc, none is violated); 1 otherwise;
 2 with one sentence on stderr for bad input. Known findings (properties.abstract.FINDINGS) are reported
@@ -22,9 +25,9 @@ from rich.console import Console
 from rich.table import Table
 
 from model.profiles import MODEL_PROFILES, get_model_profile
-from properties.abstract import FINDINGS
+from model.state import Scope
 from properties.z3.bmc import BmcResult, bmc
-from properties.z3.prove import FINDING, PROVED, Result, prove
+from properties.z3.prove import FINDING, PROVED, Result, proof_set, prove
 from properties.z3.prove_outputs import prove_outputs
 
 MAX_DEPTH = 40
@@ -45,6 +48,8 @@ def add_parser(subparsers: Any) -> argparse.ArgumentParser:
     p.add_argument("--profile", help="model profile (default: every profile)")
     p.add_argument("--bmc", type=int, metavar="K", help="bounded model checking to depth K instead of the proof")
     p.add_argument("--members", type=int, help=f"member slots for --bmc, 1 to {MAX_MEMBERS} (default 3)")
+    p.add_argument("--static", action="store_true",
+                   help="the static scope (KIP-345): static members, their invariants and findings")
     return p
 
 
@@ -55,8 +60,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
         sys.stderr.write(f"kgc: error: {exc}\n")
         return 2
     if args.bmc is not None:
-        return _run_bmc(profiles, args.bmc, args.members or 3, console)
-    return _run_prove(profiles, console)
+        return _run_bmc(profiles, args.bmc, args.members or 3, console, args.static)
+    return _run_prove(profiles, console, args.static)
 
 
 def _check(args: argparse.Namespace) -> list[str]:
@@ -75,7 +80,7 @@ def _check(args: argparse.Namespace) -> list[str]:
     return [args.profile] if args.profile else sorted(MODEL_PROFILES)
 
 
-def _run_prove(profiles: list[str], console: Console) -> int:
+def _run_prove(profiles: list[str], console: Console, static: bool = False) -> int:
     table = Table("invariant", "profile", "result", "seconds", header_style="bold", title_justify="left",
                   title="abstract invariants: initiation and consecution, any number of members; "
                         "output properties: every step from a state of the proved invariants")
@@ -84,8 +89,8 @@ def _run_prove(profiles: list[str], console: Console) -> int:
     started = time.perf_counter()
     for profile in profiles:
         t = time.perf_counter()
-        found = prove(profile)
-        outputs = prove_outputs(profile, [r.invariant for r in found if r.status == PROVED])
+        found = prove(profile, static=static)
+        outputs = prove_outputs(profile, [r.invariant for r in found if r.status == PROVED], static=static)
         for r in found:
             label = r.status + (" (strengthening)" if r.strengthening else "")
             table.add_row(r.invariant, r.profile, f"[{STYLE.get(r.status, 'red')}]{label}[/]", f"{r.seconds:.2f}")
@@ -100,13 +105,16 @@ def _run_prove(profiles: list[str], console: Console) -> int:
     for r in results + said:
         _details(r, console)
     failed = [r for r in results if r.status not in (PROVED, FINDING)]
-    failed_outputs = [r for r in said if r.status != PROVED]
+    failed_outputs = [r for r in said if r.status not in (PROVED, FINDING)]
     proved = sum(r.status == PROVED for r in results)
     findings = sum(r.status == FINDING for r in results)
     bad = len(failed) + len(failed_outputs)
+    found = sum(r.status == FINDING for r in said)
+    output_findings = f"{found} known finding(s), " if found else ""
     verdict = "[green]all proved[/]" if not bad else f"[red]{bad} not proved[/]"
     console.print(f"{verdict}: {proved} proved, {findings} known finding(s), {len(failed)} not proved; "
-                  f"output properties: {len(said) - len(failed_outputs)} proved, {len(failed_outputs)} not proved; "
+                  f"output properties: {sum(r.status == PROVED for r in said)} proved, {output_findings}"
+                  f"{len(failed_outputs)} not proved; "
                   f"{time.perf_counter() - started:.1f} s.")
     return 1 if bad else 0
 
@@ -117,6 +125,9 @@ def _details(r: Result, console: Console) -> None:
         if r.trace is not None:
             console.print(f"shortest violation (BMC, {r.trace.depth} steps):", highlight=False)
             console.print("\n".join(r.trace.lines()), markup=False, highlight=False)
+        if r.cti is not None:   # an output finding: a step model.step takes
+            console.print("counterexample step (model.step takes it):", highlight=False)
+            console.print("\n".join("  " + line for line in r.cti.lines()), markup=False, highlight=False)
         return
     if r.status == PROVED:
         return
@@ -131,17 +142,19 @@ def _details(r: Result, console: Console) -> None:
         console.print("Z3 gave no answer in time (no counterexample found among up to 4 members).")
 
 
-def _run_bmc(profiles: list[str], depth: int, members: int, console: Console) -> int:
+def _run_bmc(profiles: list[str], depth: int, members: int, console: Console, static: bool = False) -> int:
+    what = f"{members} static member slots" if static else f"{members} member slots"
     table = Table("invariant", "profile", "result", header_style="bold", title_justify="left",
-                  title=f"bounded model checking: {depth} steps from the initial state, {members} member slots")
+                  title=f"bounded model checking: {depth} steps from the initial state, {what}")
     outcomes: list[BmcResult] = []
     failed = 0
     for profile in profiles:
-        result = bmc(profile, members=members, depth=depth)
+        result = bmc(profile, members=members, depth=depth, scope=Scope(members=members, static=static))
         outcomes.append(result)
+        findings = proof_set(profile, static)[1]
         for name in result.checked:
             v = result.violated(name)
-            known = (name, profile) in FINDINGS
+            known = name in findings
             if v is None:
                 table.add_row(name, profile, f"[green]holds to depth {depth}[/]")
             else:

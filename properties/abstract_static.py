@@ -107,3 +107,13 @@ STATIC_FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({(name, p): wh
      "a static restart leaves the old member id's DelayedHeartbeat ops armed; they expire idly (SPEC.md §3.1 "
      "J5a step 4)"),
 ) for p in RUNNABLE if applies(p)})
+
+#: (output property of properties/abstract_outputs.py, profile) pairs the static scope breaks by design: the static
+#: output proof (prove_outputs(static=True)) reports them as findings when its counterexample step is one model.step
+#: takes (tests/test_z3_static.py pins them against the static graphs' steps)
+STATIC_OUTPUT_FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({(name, p): why for name, applies, why in (
+    ("model-join-completion-answers-every-member-with-the-new-generation", when("static-membership"),
+     "SPEC.md §4.4 step 1 (2.3+, KIP-345): a static member that did not rejoin stays a member of the new generation "
+     "and gets no join response (it learns the generation by rejoining); 2-slot static graph: ExpireJoin with a "
+     "static member idle"),
+) for p in RUNNABLE if applies(p)})

@@ -68,3 +68,23 @@ def test_bad_arguments_are_one_sentence_and_exit_2(argv: list[str], message: str
     code, _ = run(*argv)
     assert code == 2
     assert capsys.readouterr().err == f"kgc: error: {message}\n"
+
+
+def test_bmc_over_a_static_scope_checks_the_static_invariants_too() -> None:
+    code, out = run("--profile", "3.9", "--static", "--bmc", "2", "--members", "1")
+    assert code == 0
+    assert "2 steps from the initial state, 1 static member slots" in out
+    assert "model-static-slot-is-a-member" in out and "model-persisted-replacement-has-a-pending-static-append" in out
+
+
+@pytest.mark.slow
+def test_the_static_proof_proves_every_static_claim_and_traces_its_findings() -> None:
+    """`kgc prove --static` on 3.9 (~4 min): the static claims (the counting one too), with partition moves; the
+    four findings (the static scope's three and 3.9's own) each with a BMC trace over 2 static slots; the output
+    properties over the static actions, one of them a finding with its step."""
+    code, out = run("--profile", "3.9", "--static")
+    assert "finding model-idle-member-has-liveness-watch on 3.9" in out
+    assert out.count("shortest violation (BMC") == 4 and "JoinGroup/static-rejoin" in out
+    assert "all proved: 21 proved, 4 known finding(s), 0 not proved; output properties: 7 proved, 1 known " \
+        "finding(s), 0 not proved" in out
+    assert code == 0, out

@@ -21,6 +21,7 @@ from properties.abstract import abstract_invariants
 from properties.z3.domain import Expr
 from properties.z3.encoding import Terms, Vocabulary, decode, free_slot, initial
 from properties.z3.invariants import TWINS
+from properties.z3.static_invariants import STATIC_TWINS
 from properties.z3.steps import ACTION_KINDS, SLOT_ACTIONS, Branches, branches, transition
 
 
@@ -72,12 +73,16 @@ def bmc(profile: str | ModelProfile, members: int = 3, depth: int = 10, names: l
     """Check ``names`` (default: every abstract invariant of the profile) at depths 0..``depth``.
 
     ``scope`` (default ``Scope(members=members)``, the graph's defaults otherwise) fixes the slots,
-    the append bound and the scope flags, so a violation's depth is its BFS depth in that graph."""
+    the append bound and the scope flags, so a violation's depth is its BFS depth in that graph. A static
+    scope (KIP-345) adds the static members' actions and, on a release with static members, the static
+    invariants (properties/abstract_static.py) to the default names."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     scope = scope or Scope(members=members)
+    twins = {**TWINS, **STATIC_TWINS} if scope.static else TWINS
     if names is None:
         names = [prop.z3 or prop.name for prop in abstract_invariants(p.name)]
-    unknown = [n for n in names if n not in TWINS]
+        names += list(STATIC_TWINS) if scope.static and p.static_members else []
+    unknown = [n for n in names if n not in twins]
     if unknown:
         raise ValueError(f"no Z3 twin for {', '.join(unknown)}")
     t0 = time.perf_counter()
@@ -93,17 +98,17 @@ def bmc(profile: str | ModelProfile, members: int = 3, depth: int = 10, names: l
             s.add(_step(moves, states[d - 1], states[d], acts[d - 1], f"t{d}"))
         while remaining:
             s.push()
-            s.add(z3.Or([z3.Not(TWINS[n](states[d])) for n in remaining]))
+            s.add(z3.Or([z3.Not(twins[n](states[d])) for n in remaining]))
             verdict = s.check()
             if verdict == z3.unknown:   # quantifier-free and finite: only a resource limit gets here
                 raise RuntimeError(f"Z3 gave no answer at depth {d}: {s.reason_unknown()}")
             if verdict == z3.unsat:
                 s.pop()
                 # every state reachable in d steps satisfies these: say so, it prunes the deeper searches a lot
-                s.add(*[TWINS[n](states[d]) for n in remaining])
+                s.add(*[twins[n](states[d]) for n in remaining])
                 break
             model = s.model()
-            broken = [n for n in remaining if z3.is_false(model.eval(TWINS[n](states[d]), model_completion=True))]
+            broken = [n for n in remaining if z3.is_false(model.eval(twins[n](states[d]), model_completion=True))]
             trace = _trace(model, p, scope, states[: d + 1], acts[:d], [a for a, _ in moves])
             s.pop()
             for n in broken:
@@ -120,7 +125,7 @@ def _step(moves: list[tuple[AbstractAction, Branches]], v: Terms, v2: Terms, act
     out = []
     for j, (a, b) in enumerate(moves):
         t = transition(b, v, v2, tag=tag)
-        if a.kind in ("JoinGroup/new", "JoinGroup/new-pending"):
+        if a.kind in ("JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/static-new"):
             t = z3.And(t, *[z3.Not(free_slot(v, v.dom.slots[i])) for i in range(a.slot)])   # type: ignore[union-attr]
         out.append(z3.And(act == j, t))
     return z3.Or(out)

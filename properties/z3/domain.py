@@ -219,31 +219,58 @@ Domain: TypeAlias = "Unbounded | Finite"
 
 
 # -- append sequences ------------------------------------------------------------------------------
+# A static vocabulary gives each pending append a *ghost ticket*: the member identity a static append persists
+# (model/static.py's slot marked ``persist``). The model has no such field — a ticket is never decoded into a
+# model.State — it only lets a proof over the uninterpreted member sort say "each marked member has its own static
+# append" (properties/z3/static_invariants.py); a non-static append's ticket is meaningless (never read).
 class UnboundedAppends:
-    """``arr(0) … arr(n-1)``, oldest first (``arr`` an Int-indexed ``Fn``); cells from ``n`` on mean nothing."""
+    """``arr(0) … arr(n-1)``, oldest first (``arr`` an Int-indexed ``Fn``); cells from ``n`` on mean nothing.
+    ``tickets`` (static vocabularies only): the ghost ticket of each cell, an Int-indexed ``Fn`` to members."""
 
-    def __init__(self, arr: Fn, n: Expr) -> None:
-        self.arr, self.n = arr, n
+    def __init__(self, arr: Fn, n: Expr, tickets: Fn | None = None) -> None:
+        self.arr, self.n, self.tickets = arr, n, tickets
 
     @staticmethod
-    def declare(name: str) -> "UnboundedAppends":
-        return UnboundedAppends(Fn.declare(f"{name}.appends", z3.IntSort(), KindSort), z3.Int(f"{name}.n_appends"))
+    def declare(name: str, member: z3.SortRef | None = None) -> "UnboundedAppends":
+        tickets = None if member is None else Fn.declare(f"{name}.tickets", z3.IntSort(), member)
+        return UnboundedAppends(Fn.declare(f"{name}.appends", z3.IntSort(), KindSort), z3.Int(f"{name}.n_appends"),
+                                tickets)
 
-    def push(self, kind: Expr) -> "UnboundedAppends":
-        arr, n = self.arr, self.n
-        return UnboundedAppends(Fn(lambda i: z3.If(i == n, kind, arr(i))), n + 1)
+    def push(self, kind: Expr, ticket: Expr | None = None) -> "UnboundedAppends":
+        arr, n, t = self.arr, self.n, self.tickets
+        tickets = t if t is None or ticket is None else Fn(lambda i: z3.If(i == n, ticket, t(i)))
+        return UnboundedAppends(Fn(lambda i: z3.If(i == n, kind, arr(i))), n + 1, tickets)
 
     def pop(self) -> tuple[Expr, "UnboundedAppends"]:
-        arr = self.arr
-        return arr(z3.IntVal(0)), UnboundedAppends(Fn(lambda i: arr(i + 1)), self.n - 1)
+        arr, t = self.arr, self.tickets
+        tickets = None if t is None else Fn(lambda i: t(i + 1))
+        return arr(z3.IntVal(0)), UnboundedAppends(Fn(lambda i: arr(i + 1)), self.n - 1, tickets)
 
     def map(self, fn: Callable[[Expr], Expr]) -> "UnboundedAppends":
         arr = self.arr
-        return UnboundedAppends(Fn(lambda i: fn(arr(i))), self.n)
+        return UnboundedAppends(Fn(lambda i: fn(arr(i))), self.n, self.tickets)
 
     def any(self, pred: Callable[[Expr], Expr]) -> Expr:
         i = z3.Int("i0")
         return z3.Exists([i], z3.And(0 <= i, i < self.n, pred(self.arr(i))))
+
+    def any_ticket(self, pred: Callable[[Expr, Expr, Expr], Expr]) -> Expr:
+        """Some cell ``i`` with ``pred(i, kind, ticket)``."""
+        i = z3.Int("i1")
+        return z3.Exists([i], z3.And(0 <= i, i < self.n, pred(i, self.arr(i), self.ticket(i))))
+
+    def ticket(self, i: Expr | int) -> Expr:
+        assert self.tickets is not None, "only a static vocabulary tickets its appends"
+        return self.tickets(z3.IntVal(i) if isinstance(i, int) else i)
+
+    def kind(self, i: Expr) -> Expr:
+        return self.arr(i)
+
+    def retick(self, fn: Callable[[Expr, Expr], Expr]) -> "UnboundedAppends":
+        """The same cells; the ticket of cell ``i`` becomes ``fn(i, old ticket)``."""
+        t = self.tickets
+        assert t is not None, "only a static vocabulary tickets its appends"
+        return UnboundedAppends(self.arr, self.n, Fn(lambda i: fn(i, t(i))))
 
     def well_formed(self) -> Expr:
         return self.n >= 0
@@ -253,36 +280,74 @@ class UnboundedAppends:
 
     def equal(self, other: "UnboundedAppends") -> Expr:
         i = z3.Int("i0")
-        return z3.And(self.n == other.n,
-                      z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < self.n), self.arr(i) == other.arr(i))))
+        same = self.arr(i) == other.arr(i)
+        if self.tickets is not None and other.tickets is not None:
+            same = z3.And(same, self.tickets(i) == other.tickets(i))
+        return z3.And(self.n == other.n, z3.ForAll([i], z3.Implies(z3.And(0 <= i, i < self.n), same)))
 
     def at(self, i: int) -> Expr:
         return self.arr(z3.IntVal(i))
 
 
 class BoundedAppends:
-    """``cells[0 .. n-1]`` with at most ``capacity`` cells; a longer successor is cut off."""
+    """``cells[0 .. n-1]`` with at most ``capacity`` cells; a longer successor is cut off. ``tickets`` (static
+    vocabularies only): the ghost ticket of each cell, a member term."""
 
-    def __init__(self, cells: tuple[Expr, ...], n: Expr, capacity: int) -> None:
-        self.cells, self.n, self.capacity = cells, n, capacity
+    def __init__(self, cells: tuple[Expr, ...], n: Expr, capacity: int,
+                 tickets: tuple[Expr, ...] | None = None) -> None:
+        self.cells, self.n, self.capacity, self.tickets = cells, n, capacity, tickets
 
     @staticmethod
-    def declare(name: str, capacity: int) -> "BoundedAppends":
-        cells = tuple(z3.Const(f"{name}.appends[{i}]", KindSort) for i in range(max(capacity, 1)))
-        return BoundedAppends(cells, z3.Int(f"{name}.n_appends"), capacity)
+    def declare(name: str, capacity: int, member: z3.SortRef | None = None) -> "BoundedAppends":
+        size = max(capacity, 1)
+        cells = tuple(z3.Const(f"{name}.appends[{i}]", KindSort) for i in range(size))
+        tickets = None if member is None else tuple(z3.Const(f"{name}.tickets[{i}]", member) for i in range(size))
+        return BoundedAppends(cells, z3.Int(f"{name}.n_appends"), capacity, tickets)
 
-    def push(self, kind: Expr) -> "BoundedAppends":
+    def push(self, kind: Expr, ticket: Expr | None = None) -> "BoundedAppends":
         cells = tuple(z3.If(self.n == i, kind, c) for i, c in enumerate(self.cells))
-        return BoundedAppends(cells, self.n + 1, self.capacity)
+        tickets = self.tickets
+        if tickets is not None and ticket is not None:
+            tickets = tuple(z3.If(self.n == i, ticket, t) for i, t in enumerate(tickets))
+        return BoundedAppends(cells, self.n + 1, self.capacity, tickets)
 
     def pop(self) -> tuple[Expr, "BoundedAppends"]:
-        return self.cells[0], BoundedAppends(self.cells[1:] + self.cells[-1:], self.n - 1, self.capacity)
+        t = self.tickets
+        tickets = None if t is None else t[1:] + t[-1:]
+        return self.cells[0], BoundedAppends(self.cells[1:] + self.cells[-1:], self.n - 1, self.capacity, tickets)
 
     def map(self, fn: Callable[[Expr], Expr]) -> "BoundedAppends":
-        return BoundedAppends(tuple(fn(c) for c in self.cells), self.n, self.capacity)
+        return BoundedAppends(tuple(fn(c) for c in self.cells), self.n, self.capacity, self.tickets)
 
     def any(self, pred: Callable[[Expr], Expr]) -> Expr:
         return z3.Or([z3.And(i < self.n, pred(c)) for i, c in enumerate(self.cells)])
+
+    def any_ticket(self, pred: Callable[[Expr, Expr, Expr], Expr]) -> Expr:
+        """Some cell ``i`` with ``pred(i, kind, ticket)``."""
+        assert self.tickets is not None, "only a static vocabulary tickets its appends"
+        return z3.Or([z3.And(i < self.n, pred(z3.IntVal(i), c, t))
+                      for i, (c, t) in enumerate(zip(self.cells, self.tickets, strict=True))])
+
+    def ticket(self, i: Expr | int) -> Expr:
+        assert self.tickets is not None, "only a static vocabulary tickets its appends"
+        if isinstance(i, int):
+            return self.tickets[i]
+        out = self.tickets[-1]
+        for k in range(len(self.tickets) - 2, -1, -1):
+            out = z3.If(i == k, self.tickets[k], out)
+        return out
+
+    def kind(self, i: Expr) -> Expr:
+        out = self.cells[-1]
+        for k in range(len(self.cells) - 2, -1, -1):
+            out = z3.If(i == k, self.cells[k], out)
+        return out
+
+    def retick(self, fn: Callable[[Expr, Expr], Expr]) -> "BoundedAppends":
+        """The same cells; the ticket of cell ``i`` becomes ``fn(i, old ticket)``."""
+        assert self.tickets is not None, "only a static vocabulary tickets its appends"
+        tickets = tuple(fn(z3.IntVal(i), t) for i, t in enumerate(self.tickets))
+        return BoundedAppends(self.cells, self.n, self.capacity, tickets)
 
     def well_formed(self) -> Expr:
         return z3.And(0 <= self.n, self.n <= self.capacity)
@@ -292,10 +357,13 @@ class BoundedAppends:
         return z3.Sum([z3.If(z3.And(i < self.n, pred(c)), 1, 0) for i, c in enumerate(self.cells)])
 
     def leaves(self) -> list[Expr]:
-        return list(self.cells) + [self.n]
+        return list(self.cells) + [self.n] + list(self.tickets or ())
 
     def equal(self, other: "BoundedAppends") -> Expr:
-        return z3.And(self.n == other.n, *[a == b for a, b in zip(self.cells, other.cells, strict=True)])
+        same = [a == b for a, b in zip(self.cells, other.cells, strict=True)]
+        if self.tickets is not None and other.tickets is not None:
+            same += [a == b for a, b in zip(self.tickets, other.tickets, strict=True)]
+        return z3.And(self.n == other.n, *same)
 
     def at(self, i: int) -> Expr:
         return self.cells[i]

@@ -43,24 +43,25 @@ class Vocabulary:
     deferred: Expr
     initial_delay: Expr
     static: bool = False   # the scope has static members: the slots carry ``static`` and ``persist`` (KIP-345)
+    unload: bool = False   # the scope moves the partition: UnloadGroup and LoadGroup are enabled (partition.py)
 
     @staticmethod
-    def unbounded(static: bool = False) -> "Vocabulary":
+    def unbounded(static: bool = False, unload: bool = False) -> "Vocabulary":
         """Any number of members, any number of appends, every scope: the proof vocabulary."""
         return Vocabulary(_UNBOUNDED, None, z3.Bool("scope.deferred_appends"), z3.Bool("scope.initial_delay"),
-                          static)
+                          static, unload)
 
     @staticmethod
     def of_scope(scope: Scope) -> "Vocabulary":
         """Exactly ``scope``: ``scope.members`` slots, its append bound and flags (BMC, the agreement test)."""
         return Vocabulary(Finite(scope.members), scope.max_appends, z3.BoolVal(scope.deferred_appends),
-                          z3.BoolVal(scope.initial_delay), scope.static)
+                          z3.BoolVal(scope.initial_delay), scope.static, scope.unload)
 
     @property
     def key(self) -> tuple[object, ...]:
         """What tells two vocabularies apart (a cache key: equal keys build equal terms)."""
         size = self.dom.k if isinstance(self.dom, Finite) else "unbounded"
-        return (size, self.max_appends, str(self.deferred), str(self.initial_delay), self.static)
+        return (size, self.max_appends, str(self.deferred), str(self.initial_delay), self.static, self.unload)
 
     @property
     def fields(self) -> tuple[tuple[str, z3.SortRef], ...]:
@@ -68,8 +69,9 @@ class Vocabulary:
         return SLOT_FIELDS + STATIC_FIELDS if self.static else SLOT_FIELDS
 
     def state(self, name: str) -> "Terms":
-        appends: Appends = (UnboundedAppends.declare(name) if self.max_appends is None
-                            else BoundedAppends.declare(name, self.max_appends))
+        tickets = self.dom.sort if self.static else None   # a static copy's appends carry ghost tickets (domain.py)
+        appends: Appends = (UnboundedAppends.declare(name, tickets) if self.max_appends is None
+                            else BoundedAppends.declare(name, self.max_appends, tickets))
         return Terms(self, z3.Const(f"{name}.group", GroupSort), z3.Const(f"{name}.join_op", JoinSort),
                      z3.Bool(f"{name}.sync_op"), appends, z3.Bool(f"{name}.fresh"),
                      z3.Bool(f"{name}.new_member_added"),

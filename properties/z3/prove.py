@@ -115,9 +115,9 @@ class _Queries:
     guard contradicts the assumed invariants is skipped for all of them at once.
     """
 
-    def __init__(self, p: ModelProfile, timeout_ms: int, static: bool = False) -> None:
+    def __init__(self, p: ModelProfile, timeout_ms: int, static: bool = False, unload: bool = False) -> None:
         self.p, self.timeout_ms = p, timeout_ms
-        self.voc = Vocabulary.unbounded(static)
+        self.voc = Vocabulary.unbounded(static, unload)
         self.v = self.voc.state("pre")
         self.m = self.voc.dom.member("m")
         self.twins = {**TWINS, **STATIC_TWINS} if static else TWINS
@@ -210,7 +210,8 @@ class _Queries:
         action = AbstractAction(kind, slot, arg)
         flags = self.flags(model)
         scope = Scope(members=max(1, len(pre.slots)), deferred_appends=flags["deferred_appends"],
-                      initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2, static=self.voc.static)
+                      initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2, static=self.voc.static,
+                      unload=self.voc.unload)
         agrees = post in model_step(pre, action, self.p, scope)
         return Cti(name, pre, action, post, flags, agrees)
 
@@ -235,10 +236,11 @@ class _Queries:
 
 
 def prove(profile: str | ModelProfile, timeout_ms: int = 10000, names: list[str] | None = None,
-          static: bool = False) -> list[Result]:
+          static: bool = False, unload: bool | None = None) -> list[Result]:
     """Houdini over the proof set of ``profile`` (or ``names``): proved / not-inductive / unknown per invariant.
-    ``static``: over the static scope's vocabulary and actions (KIP-345); its findings carry no BMC trace (bmc.py
-    unrolls dynamic scopes only)."""
+    ``static``: over the static scope's vocabulary and actions (KIP-345); its findings' traces come from BMC over
+    2 static slots. ``unload`` (default: ``static``): UnloadGroup and LoadGroup are actions too (partition.py) —
+    a superset of the steps of a scope without partition moves, so what is proved holds there as well."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     claims, findings = proof_set(p.name, static)
     if names is not None:
@@ -247,7 +249,7 @@ def prove(profile: str | ModelProfile, timeout_ms: int = 10000, names: list[str]
             raise ValueError(f"not abstract invariants of profile {p.name}: {', '.join(unknown)}")
         claims = [n for n in claims if n in names]
         findings = {n: why for n, why in findings.items() if n in names}
-    q = _Queries(p, timeout_ms, static)
+    q = _Queries(p, timeout_ms, static, static if unload is None else unload)
     active = [_Candidate(n) for n in claims]
     done: list[_Candidate] = []
     while True:
@@ -258,8 +260,7 @@ def prove(profile: str | ModelProfile, timeout_ms: int = 10000, names: list[str]
             break
     results = [Result(c.name, p.name, c.status, c.seconds, (c.name, p.name) in STRENGTHENING, c.cti,
                       note=", ".join(c.failed_on)) for c in active + done]
-    results += ([Result(n, p.name, FINDING, 0.0, note=why) for n, why in findings.items()] if static
-                else _findings(p, findings))
+    results += _findings(p, findings, static)
     order = {n: i for i, n in enumerate(claims + list(findings))}
     return sorted(results, key=lambda r: order[r.invariant])
 
@@ -268,12 +269,13 @@ def prove(profile: str | ModelProfile, timeout_ms: int = 10000, names: list[str]
 FINDING_DEPTH = 8
 
 
-def _findings(p: ModelProfile, findings: dict[str, str]) -> list[Result]:
-    """Each known finding with its shortest violation, found by BMC over 2 member slots."""
+def _findings(p: ModelProfile, findings: dict[str, str], static: bool = False) -> list[Result]:
+    """Each known finding with its shortest violation, found by BMC over 2 member slots (static ones: 2 static
+    slots, the static scope's graph defaults otherwise)."""
     if not findings:
         return []
     t = time.perf_counter()
-    found = bmc(p, members=2, depth=FINDING_DEPTH, names=list(findings))
+    found = bmc(p, depth=FINDING_DEPTH, names=list(findings), scope=Scope(members=2, static=static))
     seconds = (time.perf_counter() - t) / len(findings)
     return [Result(n, p.name, FINDING, seconds, note=why, trace=found.violated(n)) for n, why in findings.items()]
 

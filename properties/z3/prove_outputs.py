@@ -12,6 +12,7 @@ against ``model.step.outcomes``.
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 import z3
 
@@ -19,34 +20,39 @@ from model.profiles import ModelProfile, get_model_profile
 from model.state import AbstractAction, Scope
 from model.step import outcomes
 from properties.abstract_outputs import output_properties
+from properties.abstract_static import STATIC_OUTPUT_FINDINGS
 from properties.z3.encoding import Terms, decode
-from properties.z3.invariants import TWINS
 from properties.z3.output_twins import STEP_TWINS
 from properties.z3.outputs import Outs, decode_outputs
-from properties.z3.prove import GUARD_MS, NOT_PROVED_STEP, PROVED, UNKNOWN, Cti, Result, _Queries, proof_set
-from properties.z3.refusals import REFUSAL_KINDS, refusal_branches
-from properties.z3.steps import ACTION_KINDS, Branches
+from properties.z3.prove import FINDING, GUARD_MS, NOT_PROVED_STEP, PROVED, UNKNOWN, Cti, Result, _Queries, proof_set
+from properties.z3.refusals import REFUSAL_KINDS, STATIC_REFUSAL_KINDS, refusal_branches
+from properties.z3.steps import Branches
 
 
 def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None, names: list[str] | None = None,
-                  timeout_ms: int = 10000) -> list[Result]:
+                  timeout_ms: int = 10000, static: bool = False) -> list[Result]:
     """Each output property of ``profile`` (or ``names``) proved on every step from ``assumed`` (default: the
-    profile's proof set — pass ``prove``'s proved invariants, which are inductive together)."""
+    profile's proof set — pass ``prove``'s proved invariants, which are inductive together). ``static``: over the
+    static scope (KIP-345) — its vocabulary, the static JoinGroups (the restart with changed metadata too), the
+    refused requests with an instance-id cell, and the static invariants among the assumptions. An output property
+    the static scope breaks by design (properties/abstract_static.py STATIC_OUTPUT_FINDINGS) is a finding, with its
+    counterexample step."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     todo = list(output_properties(p.name)) if names is None else list(names)
     unknown = sorted(set(todo) - set(output_properties(p.name)))
     if unknown:
         raise ValueError(f"not output properties of profile {p.name}: {', '.join(unknown)}")
-    q = _Queries(p, timeout_ms)
-    assumed = proof_set(p.name)[0] if assumed is None else assumed
+    q = _Queries(p, timeout_ms, static)
+    assumed = proof_set(p.name, static)[0] if assumed is None else assumed
     c = _Candidates(todo)
-    refusals = [refusal_branches(p, q.voc, k, cell, m=q.m, pre=q.v) for k, cell in REFUSAL_KINDS]
-    for b, refused in [(q.moves[key], False) for key in ACTION_KINDS] + [(r, True) for r in refusals]:
+    cells = REFUSAL_KINDS + STATIC_REFUSAL_KINDS if static else REFUSAL_KINDS
+    refusals = [refusal_branches(p, q.voc, k, cell, m=q.m, pre=q.v) for k, cell in cells]
+    for b, refused in [(q.moves[key], False) for key in q.kinds] + [(r, True) for r in refusals]:
         label = f"{b.kind}[{b.arg or 'unknown-member'}] (refused)" if refused else \
             f"{b.kind}[{b.arg}]" if b.arg else b.kind
         s = z3.Solver()
         s.set("timeout", timeout_ms)
-        s.add(q.v.well_formed(), *[TWINS[n](q.v) for n in assumed])
+        s.add(q.v.well_formed(), *[q.twins[n](q.v) for n in assumed])
         for guard, post, _, outs in b.paths:
             s.push()
             s.add(guard)
@@ -56,8 +62,18 @@ def prove_outputs(profile: str | ModelProfile, assumed: list[str] | None = None,
                 _check_path(q, s, c, b, post, outs, label)
             s.set("timeout", timeout_ms)
             s.pop()
-    return [Result(n, p.name, c.status[n], c.seconds[n], cti=c.ctis.get(n), note=", ".join(c.failed_on[n]))
-            for n in todo]
+    out = [Result(n, p.name, c.status[n], c.seconds[n], cti=c.ctis.get(n), note=", ".join(c.failed_on[n]))
+           for n in todo]
+    return [_as_finding(r) if static else r for r in out]
+
+
+def _as_finding(r: Result) -> Result:
+    """A static output finding (STATIC_OUTPUT_FINDINGS) whose counterexample step model.step takes is a finding;
+    anything else stays what the proof said (proved: the finding is stale — the caller sees it proved)."""
+    why = STATIC_OUTPUT_FINDINGS.get((r.invariant, r.profile))
+    if why is None or r.status != NOT_PROVED_STEP or r.cti is None or not r.cti.model_agrees:
+        return r
+    return replace(r, status=FINDING, note=f"{why} (broken by {r.note})")
 
 
 class _Candidates:
@@ -104,6 +120,6 @@ def _cti(q: _Queries, model: z3.ModelRef, name: str, post_terms: Terms, outs: Ou
     action = AbstractAction(kind, slot, arg)
     flags = q.flags(model)
     scope = Scope(members=max(1, len(pre.slots)), deferred_appends=flags["deferred_appends"],
-                  initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2)
+                  initial_delay=flags["initial_delay"], max_appends=len(pre.appends) + 2, static=q.voc.static)
     agrees = (post.canonical(), said) in outcomes(pre, action, q.p, scope)
     return Cti(name, pre, action, post, flags, agrees, said)

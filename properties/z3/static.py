@@ -7,10 +7,14 @@ Read side by side with model/static.py (same names, same order of effects). Diff
     successor, as in the model.
 (2) A callback's target ("each slot marked persist") is a choice among the marked members; "the old id's own op,
     if still armed, completes" is a choice of at most one such op.
-(3) Whether a static append is stale (more static appends pending than slots marked) is counted exactly over a
-    finite domain; over the unbounded one it is over-approximated — stale is allowed when no slot is marked or
-    another static append is pending — which is exact for at most one marked slot and sound for proofs (a
-    superset of the model's steps).
+(3) Which static append is stale is decided with ghost tickets (domain.py): each static append carries the member
+    whose replacement it persists. The model counts (stale iff more static appends are pending than slots are
+    marked); the encoding allows stale exactly when the tickets can be read as "each marked member has its own
+    static append" (``owned``) and the popped append is not the only one of a marked member — or another append,
+    re-ticketed to that member, is spare. Over a finite domain, with the pre-state's tickets free, that is the
+    model's count exactly (tests/test_z3_static.py); over the unbounded one it is what a proof can state per member.
+    A callback for marked member j hands j's other appends' tickets to the popped append's member (j needs none
+    any more): the tickets follow every step the model takes.
 """
 from __future__ import annotations
 
@@ -19,8 +23,8 @@ import z3
 from model.outputs import CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, NONE_GEN
 from model.profiles import ModelProfile
 from model.state import ABSENT, ABSENT_GROUP, APPEND_STATIC, COMPLETING, PREPARING
-from properties.z3.domain import GROUP, KIND, STATUS, BoundedAppends, Expr
-from properties.z3.encoding import free_slot
+from properties.z3.domain import GROUP, KIND, STATUS, Appends, Expr
+from properties.z3.encoding import Terms, free_slot
 from properties.z3.outputs import ERROR, GEN, SHAPE, STORE_ERROR
 from properties.z3.rules import FALSE, TRUE, W0, W1, WMANY, add_member, check_join, each, maybe_prepare, prepare, \
     reschedule
@@ -77,31 +81,55 @@ def _outside_join_phase(p: ModelProfile, w: SW, i: Expr, rule: str, changed: boo
     out = each(maybe_prepare(p, w.copy()), lambda x: check_join(p, x)) if changed else []
     if not w.holds(w.voc.deferred):   # a synchronous append's callback runs at once, successfully
         return out + [_answer_current(w, i)]
-    w.appends = w.appends.push(KIND[APPEND_STATIC])
+    w.appends = w.appends.push(KIND[APPEND_STATIC], ticket=i)
     return out + [w.set(i, persist=TRUE)]
 
 
-def _stale(w: SW, before: object) -> Expr:
-    """More static appends were pending (``before``, this one included) than members are marked persist."""
-    marked = w.exists(lambda x: w.get("persist", x))
-    if isinstance(before, BoundedAppends) and w.dom.finite:
-        count = z3.Sum([z3.If(w.get("persist", x), 1, 0) for x in w.dom.slots])   # type: ignore[union-attr]
-        return before.count(lambda k: k == KIND[APPEND_STATIC]) > count
-    return z3.Or(z3.Not(marked), w.appends.any(lambda k: k == KIND[APPEND_STATIC]))   # see (3) above
+def owned(v: Terms, appends: Appends | None = None) -> Expr:
+    """Each member marked ``persist`` has a static append (of ``appends``, default ``v``'s) whose ticket is it:
+    distinct members, distinct appends, so no fewer static appends than marked members."""
+    a = v.appends if appends is None else appends
+    return v.forall(lambda x: z3.Implies(v.get("persist", x), _has_ticket(a, x)))
 
 
-def complete_static_append(p: ModelProfile, w: SW, ok: bool, before: object) -> Ws:
+def _has_ticket(a: Appends, x: Expr, but: Expr | None = None) -> Expr:
+    return a.any_ticket(lambda i, k, t: z3.And(k == KIND[APPEND_STATIC], t == x,
+                                               z3.BoolVal(True) if but is None else i != but))
+
+
+def stale_guard(w: SW, before: Appends) -> Expr:
+    """When the popped static append (``before``'s oldest; ``w.appends`` is the rest) may be stale: the tickets own
+    the marked members, and the popped one's member needs it not — or some other static append ``k`` is spare and
+    takes its ticket (``w.appends`` re-ticketed)."""
+    t, rest = before.ticket(0), w.appends
+    needy = z3.And(w.get("persist", t), z3.Not(_has_ticket(rest, t)))
+    k = w.ctx.choose(z3.IntSort())
+    u = rest.ticket(k)
+    spare = z3.And(0 <= k, k < rest.n, rest.kind(k) == KIND[APPEND_STATIC],
+                   z3.Or(z3.Not(w.get("persist", u)), _has_ticket(rest, u, but=k)))
+    w.appends = rest.retick(lambda i, old: z3.If(z3.And(needy, i == k), t, old))
+    return z3.And(owned(w, before), z3.Or(z3.Not(needy), spare))
+
+
+def complete_static_append(p: ModelProfile, w: SW, ok: bool, before: Appends) -> Ws:
     """The store callback of a persisted id replacement (no state or generation guard, SPEC.md §3.1 J5a step 4):
     for the current id of a member marked ``persist``, or (stale) for an id gone since: then nothing happens."""
-    out: Ws = [w.copy()] if w.holds(_stale(w, before)) else []
+    stale = w.copy()
+    stale.guards.append(STALE_GUARD(stale, before))
     if not w.holds(w.exists(lambda x: w.get("persist", x))):
-        return out
+        return [stale]
+    t = before.ticket(0)
     j = w.ctx.choose(w.dom.sort)
     w.guards.append(w.get("persist", j))
     w.set(j, persist=FALSE)
+    w.appends = w.appends.retick(lambda _, old: z3.If(old == j, t, old))   # j's other appends now stand for t
     if ok:   # success answers the member's parked JoinGroup (whichever it is) with the current generation
-        return out + [_answer_current(w, j, when=w.get("awaiting_join", j))]
-    return out + _revert(p, w, j)
+        return [stale, _answer_current(w, j, when=w.get("awaiting_join", j))]
+    return [stale] + _revert(p, w, j)
+
+
+#: the stale path's guard (a seam: tests/test_z3_static.py replaces it with a mutant)
+STALE_GUARD = stale_guard
 
 
 def _revert(p: ModelProfile, w: SW, i: Expr) -> Ws:

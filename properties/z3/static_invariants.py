@@ -9,6 +9,7 @@ import z3
 from model.state import APPEND_STATIC, INITIAL_JOIN, PREPARING, STABLE, State
 from properties.z3.domain import JOIN_OP, KIND, Expr, Finite
 from properties.z3.encoding import Terms, Vocabulary, assignment
+from properties.z3.static import owned
 
 Twin = Callable[[Terms], Expr]
 STATIC_TWINS: dict[str, Twin] = {}
@@ -35,12 +36,14 @@ def _persist_static(v: Terms) -> Expr:
 
 @twin("model-persisted-replacement-has-a-pending-static-append")
 def _persist_append(v: Terms) -> Expr:
-    """Over a finite domain the count; over the unbounded one its consequence "marked ⇒ some static append" (the
-    counting form is not expressible without cardinalities; this weaker form is what the proofs use)."""
+    """Over a finite domain the count itself. Over the unbounded one (no cardinalities) its per-member form with the
+    appends' ghost tickets (properties/z3/domain.py): each marked member has a static append whose ticket is it —
+    distinct members, distinct appends, so it implies the count for any number of members; and the encoding's
+    tickets follow every model step (properties/z3/static.py (3)), so it is what the proof proves inductive."""
     if isinstance(v.dom, Finite):
         marked = z3.Sum([z3.If(v.get("persist", x), 1, 0) for x in v.dom.slots])
         return marked <= v.appends.count(lambda k: k == KIND[APPEND_STATIC])   # type: ignore[union-attr]
-    return z3.Implies(v.exists(lambda x: v.get("persist", x)), v.appends.any(lambda k: k == KIND[APPEND_STATIC]))
+    return owned(v)
 
 
 @twin("model-awaiting-join-outside-preparing-only-while-persisted")

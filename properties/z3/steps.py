@@ -26,6 +26,7 @@ from properties.z3.outputs import ERROR, GEN, SHAPE, SOURCE, STORE_ERROR, UNDEFI
 from properties.z3.rules import (FALSE, TRUE, W0, W1, WMANY, add_member, check_join, complete_join, each,
                                  leave_completing, maybe_prepare, prepare, remove, remove_where, reschedule,
                                  resync_all)
+from properties.z3.partition import load, unload
 from properties.z3.static import complete_static_append, join_static_new, static_rejoin
 from properties.z3.symbolic import SW, Branch, Ctx, Ws, explore
 
@@ -201,9 +202,9 @@ def _complete_append(p: ModelProfile, w: SW, ok: bool) -> Ws:
     kind, w.appends = w.appends.pop()
     if w.holds(kind == KIND[APPEND_CURRENT]):
         return _store(p, w, ok)
-    if w.voc.static and w.holds(kind == KIND[APPEND_STATIC]):   # (an orphan append needs UnloadGroup: not encoded)
+    if w.voc.static and w.holds(kind == KIND[APPEND_STATIC]):
         return complete_static_append(p, w, ok, before)
-    return [w]
+    return [w]   # a stale or empty-group record; an orphan (partition.py (2)): no state change
 
 
 SLOT_ACTIONS: dict[str, Callable[[ModelProfile, SW, Expr], Ws]] = {
@@ -221,6 +222,7 @@ GROUP_ACTIONS: dict[tuple[str, str], Callable[[ModelProfile, SW], Ws]] = {
     ("CompleteAppend", "ok"): lambda p, w: _complete_append(p, w, True),
     ("CompleteAppend", "error"): lambda p, w: _complete_append(p, w, False),
     ("OffsetCommit/simple", ""): _simple_commit,
+    ("UnloadGroup", ""): unload, ("LoadGroup", ""): load,   # a vocabulary with ``unload`` only (partition.py)
 }
 #: every abstract action kind, as (kind, arg): slot actions first, in model.step's order
 ACTION_KINDS: tuple[tuple[str, str], ...] = tuple((k, "") for k in SLOT_ACTIONS) + tuple(GROUP_ACTIONS)
@@ -242,9 +244,12 @@ def enabled(p: ModelProfile, w: Terms, kind: str, arg: str, i: Expr | None) -> E
                 "LeaveGroup": z3.Or(status == STATUS[PENDING], status == STATUS[MEMBER]),
                 "ExpireHeartbeat": z3.And(watch != W0, z3.Not(w.is_group(ABSENT_GROUP)))
                 }.get(kind, status == STATUS[MEMBER])
+    moves = z3.BoolVal(w.voc.unload)
     return {"ExpireJoin": w.join_op != JOIN_OP[NO_JOIN], "ExpireSync": w.sync_op,
             "CompleteAppend": w.appends.n > 0,
-            "OffsetCommit/simple": z3.And(z3.BoolVal(p.commit_creates_group), w.is_group(ABSENT_GROUP))}[kind]
+            "OffsetCommit/simple": z3.And(z3.BoolVal(p.commit_creates_group), w.is_group(ABSENT_GROUP)),
+            "UnloadGroup": z3.And(moves, z3.Not(w.is_group(ABSENT_GROUP))),
+            "LoadGroup": z3.And(moves, w.is_group(ABSENT_GROUP))}[kind]
 
 
 @dataclass(frozen=True)

@@ -131,13 +131,15 @@ def _revert(p: ModelProfile, w: W, i: int) -> Ws:
 
 
 def loaded_static_variants(w: W, loaded: int) -> Ws:
-    """A load restores the static map from the record (SPEC.md §3.7): the first ``loaded`` slots are members, any
-    number of them static (slots are interchangeable, so a count is enough)."""
+    """A load restores the static map from the record (SPEC.md §3.7): the first ``loaded`` slots are members (slot 0
+    the leader), any subset of them static — up to the followers' symmetry, whether the leader is static and how
+    many followers are (a stored group may have a dynamic leader and static followers)."""
     out = []
-    for k in range(loaded + 1):
-        x = w.copy()
-        for j in range(k):
-            x.set(j, static=True)
-        out.append(x)
+    for leader in (False, True):
+        for followers in range(loaded):
+            x = w.copy()
+            for j in ([0] if leader else []) + list(range(1, 1 + followers)):
+                x.set(j, static=True)
+            out.append(x)
     return out
 

@@ -8,6 +8,7 @@ mutant and the proof mutant.
 from __future__ import annotations
 
 import pytest
+import z3
 
 from model.graph import build
 from model.state import ABSENT_GROUP, MEMBER, AbstractAction, Scope
@@ -49,23 +50,26 @@ def load_disagreements(profile: str, scope: Scope) -> list[str]:
 
 
 @pytest.mark.slow
-def test_a_load_whose_static_members_need_not_include_the_leader_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Mutant: a loaded group's static members are any of its members. model/step.py loads the first j members
-    static, slot 0 the leader (a static leader whenever one is static): the check names the extra successor."""
+def test_a_load_that_makes_the_leader_static_whenever_a_member_is_disagrees(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Mutant: a loaded group with a static member always has a static leader (model/static.py did so until
+    2026-11-25). A stored group may have a dynamic leader and static followers (SPEC.md §3.7 loads whatever the
+    record holds): the check names the successor the mutant misses."""
     from properties.z3 import partition, steps
     original = partition.load
 
-    def any_static(p, w):   # type: ignore[no-untyped-def]
+    def static_leader(p, w):   # type: ignore[no-untyped-def]
         out = original(p, w)
-        out[-1].guards.pop()   # the "static leader" guard
+        x = out[-1]
+        x.guards.append(z3.Implies(x.exists(lambda y: x.get("static", y)),
+                                   x.exists(lambda y: z3.And(x.get("leader", y), x.get("static", y)))))
         return out
     scope = Scope(members=2, static=True, unload=True)
     assert load_disagreements("3.9", scope) == []
-    monkeypatch.setitem(steps.GROUP_ACTIONS, ("LoadGroup", ""), any_static)
+    monkeypatch.setitem(steps.GROUP_ACTIONS, ("LoadGroup", ""), static_leader)
     monkeypatch.setattr(steps, "_CACHE", {})
     found = load_disagreements("3.9", scope)
-    # a dynamic leader with a static follower: a record the model does not load (see the report of issue 11)
-    assert found and all("slots=[MLw MIw]" in f.split("z3 only")[1] and f.endswith("model only []") for f in found)
+    # a dynamic leader with a static follower: the model loads it, the mutant does not
+    assert found and all("model only [" in f and "slots=[MLw MIw]" in f.split("model only")[1] for f in found), found
 
 
 @pytest.mark.slow

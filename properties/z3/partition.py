@@ -2,10 +2,10 @@
 ``scope.unload``, a vocabulary with ``unload``). Read side by side with model/step.py ``_unload`` / ``_load``.
 
 Differences of form, not of meaning:
-(1) The model loads the first k slots as members (slot 0 the leader; with static members, the first j of them
-    static, j = 0..k). Here the loaded members are a choice *field* (any non-empty set), the leader a choice among
-    them, the static ones a choice field among them — static leader whenever some loaded member is static, as the
-    model's "first j" makes it. Slots are interchangeable, so the canonical successors are the same.
+(1) The model loads the first k slots as members (slot 0 the leader; with static members, the leader static or not
+    and the next j followers static, j = 0..k−1). Here the loaded members are a choice *field* (any non-empty set),
+    the leader a choice among them, the static ones a choice field among them (any subset). Followers are
+    interchangeable, so the canonical successors are the same.
 (2) The orphan append's callback (APPEND_ORPHAN) changes no state; its answer (a JoinGroup of the dead group object,
     model/static.py ``complete_orphan_append``) is to no slot and has no term in outputs.py: the state relation is
     exact, the outputs of an orphan callback are not recorded.
@@ -71,7 +71,6 @@ def load(p: ModelProfile, w: SW) -> Ws:
 
         def is_static(x: z3.ExprRef) -> z3.ExprRef:
             return z3.And(member(x), w.dom.get(static, x))
-        w.guards.append(z3.Implies(w.exists(is_static), is_static(leader)))
         w.bulk("static", is_static)
     w.outs.bulk(member, **{HEARTBEAT_OP: lambda x: SOURCE[SESSION]})
     return out + [w]

@@ -19,6 +19,7 @@ from kgc.cli import main
 from kgc.findings_cmd import TRACE, reproduce
 from kgc.gate import GateResult
 from kgc.runs import actions_of, replay_checked
+from properties import findings as findings_module
 from properties.findings import FINDINGS, gated
 
 CASES = [(f.name, p) for f in FINDINGS if f.gated for p in f.profiles if (f.record(p) / TRACE).is_file()]
@@ -30,10 +31,16 @@ def test_every_gated_finding_is_recorded_on_at_least_one_profile() -> None:
     assert {n for n, _ in CASES} == {f.name for f in FINDINGS if f.gated}
 
 
-@pytest.mark.parametrize("name,profile", UNRECORDED)
-def test_an_unrecorded_finding_is_a_warning_not_a_stale_verdict(name: str, profile: str) -> None:
-    r = reproduce(next(f for f in FINDINGS if f.name == name), profile)
-    assert not r.recorded and not r.stale and "no counterexample found by the search" in r.detail
+def test_an_unrecorded_finding_is_a_warning_not_a_stale_verdict(tmp_path: Path,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every documented (finding, profile) has a record today; one without (planted: the records moved away) is
+    reported as not recorded — a warning — never as stale."""
+    assert UNRECORDED == []
+    monkeypatch.setattr(findings_module, "RECORDS", tmp_path)
+    for f in FINDINGS:
+        if f.gated:
+            r = reproduce(f, f.profiles[0])
+            assert not r.recorded and not r.stale and "no counterexample found by the search" in r.detail
 
 
 def _trace(name: str, profile: str) -> Trace:

@@ -5,6 +5,7 @@ import re
 
 import pytest
 
+from core.types import GroupState
 from properties import catalog as cat
 from properties.catalog import CATALOG, KINDS, CatalogError, for_profile
 
@@ -83,15 +84,18 @@ def test_decorators_refuse_bad_records_with_one_sentence() -> None:
 
 
 def test_check_message_and_explain_share_one_witness() -> None:
-    prop = CATALOG["no-illegal-state-error"]
+    prop = CATALOG["dead-group-is-not-cached"]
+
+    class Group:
+        state, incarnation = GroupState.DEAD, 2
 
     class Obs:
-        errors, last_error = 2, "12 group g should be in one of [...]"
+        group: object = Group()
     msg = prop.check(Obs())
-    assert msg == ("no-illegal-state-error: The coordinator never hits one of its own IllegalStateException "
-                   "assertions — violated: errors=2, last_error='12 group g should be in one of [...]'")
-    assert prop.explain(Obs()) == {"errors": 2, "last_error": "12 group g should be in one of [...]"}
-    Obs.errors = 0
+    assert msg == ("dead-group-is-not-cached: A group that became Dead is no longer in the coordinator's group cache "
+                   "— violated: group=2, state='Dead', cached=True")
+    assert prop.explain(Obs()) == {"group": 2, "state": "Dead", "cached": True}
+    Obs.group = None
     assert prop.check(Obs()) is None and prop.explain(Obs()) == {}
 
 

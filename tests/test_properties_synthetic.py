@@ -13,7 +13,7 @@ from typing import Callable
 
 import pytest
 
-from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, HeartbeatScheduled, MemberLeaves,
+from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, HeartbeatScheduled, IllegalState, MemberLeaves,
                          MemberNotRejoined, OperationCompleted, RebalancePrepared, StepEvent, StoreCallbackIgnored,
                          first_of, of_kind)
 from core.responses import Response
@@ -173,8 +173,10 @@ CASES: tuple[Case, ...] = (
          _a(lambda o: replace(o, ops=tuple(op for op in o.ops if op.kind != "DelayedSync"))), "live_delayed_syncs"),
     Case("dead-group-is-not-cached", "0.10.0", lambda t: t[2].group is not None,
          _a(lambda o: with_group(o, state=D)), "cached"),
+    # a step property: the step's IllegalStateError (and the error log after it)
     Case("no-illegal-state-error", "3.9", lambda t: True,
-         _a(lambda o: replace(o, errors=1, last_error="7 group g should be in one of [...]")), "last_error"),
+         lambda t: (t[0], replace(t[1], events=t[1].events + (IllegalState("group g should be in one of [...]"),)),
+                    replace(t[2], errors=1, last_error="7 group g should be in one of [...]")), "last_error"),
     # -- always_step --------------------------------------------------------------------------------------
     Case("delayed-join-completes-only-when-all-rejoined", "0.10.0",
          lambda t: any(e.kind == "DelayedJoin" and e.how == "condition" for _, e in of_kind(t[1].events,

@@ -225,13 +225,12 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
 
 def predicted_error(world: World, before: Before) -> bool:
     """Whether the step's IllegalStateError is one the model predicts, with the coordinator's state untouched: a
-    JoinGroup carrying a group.instance.id from a pending member id (SPEC.md §3.1 J5b step 3, cell
-    ``static-pending``) throws before it changes anything, so later answers are still the model's to predict."""
-    req = before.request
-    if req is None or req.api != "JoinGroup" or not req.member_id or req.group_instance_id is None:
+    request labelled ``static-pending`` — a JoinGroup carrying a group.instance.id from a pending member id (SPEC.md
+    §3.1 J5b step 3) throws before it changes anything, so later answers are still the model's to predict."""
+    if before.request is None or before.action is None or before.unlabelled:
         return False
-    slot = before.slot_of.get(req.member_id)
-    return get_model_profile(world.profile.name).static_members and slot is not None and slot.status == PENDING
+    found = label(world, before, before.action, padded(before.state, len(before.state.slots) + 1))
+    return found is not None and found[0].arg == "static-pending"
 
 
 def _static_label(world: World, before: Before, req: Request, state: State, instance: str, cell: str

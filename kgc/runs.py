@@ -104,24 +104,14 @@ def replay_checked(trace: Trace, actions: Sequence[Action], prop: str) -> Checke
 def shrink(found: Found, expired: Callable[[], bool]) -> Found:
     """Delta debugging: drop ever smaller chunks of actions while the same property still fails — first with the
     kept steps' request and timer references renamed (kgc/shrinking.py), then as they are."""
-    from kgc.shrinking import shrink_renamed   # it builds on CheckedRun
+    from kgc.shrinking import ddmin, shrink_renamed   # they build on CheckedRun
     prop = found.violation.property
     renamed = shrink_renamed(found.trace, actions_of(found.trace), prop, expired)
     short = renamed.result(found.trace.name, (prop,)) if renamed is not None else None
     if short is not None and len(short.trace.steps) < len(found.trace.steps):
         found = dataclasses.replace(short, phase=found.phase, also=found.also)
-    actions = actions_of(found.trace)
-    chunk = max(1, len(actions) // 2)
-    while chunk >= 1 and not expired():
-        i, progressed = 0, False
-        while i < len(actions) and not expired():
-            candidate = actions[:i] + actions[i + chunk:]
-            if candidate and replay_checked(found.trace, candidate, prop) is not None:
-                actions, progressed = candidate, True
-            else:
-                i += chunk
-        if not progressed:
-            chunk //= 2
+    trace = found.trace
+    actions = ddmin(actions_of(trace), lambda c: c if replay_checked(trace, c, prop) is not None else None, expired)
     run = replay_checked(found.trace, actions, prop)
     shrunk = run.result(found.trace.name, (prop,)) if run is not None else None
     return dataclasses.replace(shrunk, phase=found.phase, also=found.also) if shrunk else found

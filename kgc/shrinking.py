@@ -15,7 +15,7 @@ the shrunk counterexample replays with ``kgc replay`` like any other.
 from __future__ import annotations
 
 import dataclasses
-from typing import Callable, Sequence
+from typing import Callable, Sequence, TypeVar
 
 from core.actions import Action
 from core.trace import Trace
@@ -24,6 +24,7 @@ from kgc.runs import OBSERVES, REFINES, CheckedRun
 
 #: actions whose ``arg`` is a correlation id of ``client``'s request (its response, for the *Response kinds)
 _REQUEST_REFS = frozenset({"DeliverRequest", "DropRequest", "DeliverResponse", "DropResponse"})
+T = TypeVar("T")
 Name = tuple[int, int]   # (index of the step that created it, its rank among that step's creations)
 #: the pair pass (two steps left out at once) runs on traces of at most this many steps
 PAIR_PASS_MAX = 80
@@ -85,6 +86,24 @@ def _ref(action: Action) -> tuple[str, object] | None:
     return None
 
 
+def ddmin(items: list[T], attempt: Callable[[list[T]], list[T] | None], spent: Callable[[], bool]) -> list[T]:
+    """Delta debugging: leave out ever smaller chunks of ``items`` while ``attempt`` accepts what is left (it returns
+    what to keep of it — the violation may come early — or None to refuse)."""
+    chunk = max(1, len(items) // 2)
+    while chunk >= 1 and not spent():
+        i, progressed = 0, False
+        while i < len(items) and not spent():
+            candidate = items[:i] + items[i + chunk:]
+            kept = attempt(candidate) if candidate else None
+            if kept is not None:
+                items, progressed = kept, True
+            else:
+                i += chunk
+        if not progressed:
+            chunk //= 2
+    return items
+
+
 def shrink_renamed(trace: Trace, actions: Sequence[Action], prop: str,
                    expired: Callable[[], bool]) -> CheckedRun | None:
     """The run of the smallest subsequence of ``actions`` found (1-minimal unless ``expired``) that, replayed with
@@ -94,29 +113,21 @@ def shrink_renamed(trace: Trace, actions: Sequence[Action], prop: str,
     def spent() -> bool:   # a fixed number of replays first, so that the same trace always shrinks the same way
         return replays >= MAX_REPLAYS or expired()
 
-    def attempt(candidate: list[int]) -> CheckedRun | None:
-        nonlocal replays
+    def attempt(candidate: list[int]) -> list[int] | None:
+        nonlocal replays, best
         replays += 1
-        return replay_renamed(trace, actions, candidate, prop, names) if candidate else None
+        run = replay_renamed(trace, actions, candidate, prop, names) if candidate else None
+        if run is None:
+            return None
+        best = run
+        return candidate[:_taken(run)]   # the violation may come before the last kept step
 
     names: dict[int, Name] = {}
-    keep = list(range(len(actions)))
-    best = replay_renamed(trace, actions, keep, prop, learn=names)
-    if best is None:
+    found = replay_renamed(trace, actions, range(len(actions)), prop, learn=names)
+    if found is None:
         return None
-    keep = keep[:_taken(best)]   # the violation may come before the last step
-    chunk = max(1, len(keep) // 2)
-    while chunk >= 1 and not spent():
-        i, progressed = 0, False
-        while i < len(keep) and not spent():
-            candidate = keep[:i] + keep[i + chunk:]
-            run = attempt(candidate)
-            if run is not None:
-                keep, best, progressed = candidate[:_taken(run)], run, True
-            else:
-                i += chunk
-        if not progressed:
-            chunk //= 2
+    best: CheckedRun = found
+    keep = ddmin(list(range(_taken(found))), attempt, spent)
     # then every pair of steps that only goes together (a crash and its restart, a send and its delivery), on
     # traces short enough for the quadratic number of replays
     progressed, replays = True, 0   # the pair pass has its own allowance of replays
@@ -124,10 +135,9 @@ def shrink_renamed(trace: Trace, actions: Sequence[Action], prop: str,
         progressed = False
         for i in range(len(keep)):
             for j in range(i + 1, len(keep)):
-                candidate = keep[:i] + keep[i + 1:j] + keep[j + 1:]
-                run = attempt(candidate)
-                if run is not None:
-                    keep, best, progressed = candidate[:_taken(run)], run, True
+                kept = attempt(keep[:i] + keep[i + 1:j] + keep[j + 1:])
+                if kept is not None:
+                    keep, progressed = kept, True
                     break
                 if spent():
                     return best

@@ -162,6 +162,13 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
     return edges, {unpadded(state[u]) for u in seen}, reasons
 
 
+@lru_cache(maxsize=64)
+def scope_edges(profile: str, scope: HarnessScope, kinds: tuple[str, ...]) -> frozenset[EdgeKey]:
+    """The reachable edges of one scope's map, for a world with clients of ``kinds`` (a directed search's targets
+    for that world: an edge of another scope's map may need what this world's coordinator does not do)."""
+    return frozenset(_scope_map(profile, scope, tuple(sorted(set(kinds))))[0])
+
+
 @dataclass(frozen=True)
 class _Label:
     kind: str

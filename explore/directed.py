@@ -85,11 +85,18 @@ class DirectedResult(Generic[R]):
     edges: set[EdgeKey] = field(default_factory=set)
     states: set[State] = field(default_factory=set)
     failed: R | None = None
+    pool: dict[tuple[int, State], list[R]] = field(default_factory=dict)   # the kept runs, per (configuration, state)
+    stalled: bool = False
 
 
 def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[EdgeKey], budget_steps: int,
-                    seed: int, walk_length: int = 12, keep: int = 3) -> DirectedResult[R]:
-    """Spend about ``budget_steps`` steps covering edges of ``targets`` not in ``covered`` (which is not changed)."""
+                    seed: int, walk_length: int = 12, keep: int = 3, stall: tuple[int, int] | None = None
+                    ) -> DirectedResult[R]:
+    """Spend about ``budget_steps`` steps covering edges of ``targets`` not in ``covered`` (which is not changed).
+
+    ``stall = (steps, edges)``: stop early (``stalled``) once a stretch of ``steps`` steps covered fewer than
+    ``edges`` new target edges — the search has levelled off and the caller has a better use for the rest."""
+    mark = (0, 0)
     rng = random.Random(seed)
     result: DirectedResult[R] = DirectedResult()
     pool: dict[tuple[int, State], list[R]] = {}
@@ -134,6 +141,12 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
                 _keep(pool, visits, (entry[0], state), run, runs, keep, rng)
         new = runs.edges(run) - result.edges
         result.edges |= new
+        if stall is not None and result.steps >= mark[0] + stall[0]:
+            gained = len(result.edges & targets) - mark[1]
+            if gained < stall[1]:
+                result.stalled = True
+                break
+            mark = (result.steps, len(result.edges & targets))
         for edge in new:
             remaining = by_source.get(edge[0])
             if remaining is not None and edge in remaining:
@@ -143,6 +156,7 @@ def directed_search(runs: Runs[R], targets: frozenset[EdgeKey], covered: set[Edg
         if result.failed is not None:
             break
     result.kept_states = len(pool)
+    result.pool = pool
     return result
 
 

@@ -11,13 +11,14 @@ import copy
 from dataclasses import dataclass
 from typing import Callable, Sequence
 
-from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure
+from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure, scope_edges
 from explore.directed import DirectedResult, Runs, directed_search
+from explore.guided import GuidedResult, guided_search
 from explore.space import unpadded
 from harness.abstraction import abstract
 from harness.refinement import RefinementChecker
 from harness.scope import Scope
-from harness.world import World
+from harness.world import World, client_kinds
 from kgc.runs import CheckedRun
 from model.state import State
 from properties.observation import observe
@@ -78,15 +79,28 @@ def report(cmap: CoverageMap, cov: Coverage) -> CoverageReport:
     return measure(cmap, cov.states, cov.edges)
 
 
-def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int
-             ) -> DirectedResult[CheckedRun]:
+def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int,
+             stall: tuple[int, int] | None = None) -> DirectedResult[CheckedRun]:
     """Run the directed search toward ``cmap``'s reachable edges not in ``cov``; adds what it covers to ``cov``."""
     runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,
                                   edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world)
-    found = directed_search(runs, cmap.reachable_edges, cov.edges, steps, seed)
+    found = directed_search(runs, cmap.reachable_edges, cov.edges, steps, seed, stall=stall)
     cov.edges |= found.edges
     cov.states |= found.states
     return found
 
 
-__all__ = ["Coverage", "directed", "fork", "profile_map", "report", "run_edges", "run_states"]
+def guided(profile: str, configs: Sequence[tuple[Scope, int | tuple[str, ...]]],
+           starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int,
+           kept: dict[tuple[int, State], list[CheckedRun]] | None = None) -> GuidedResult[CheckedRun]:
+    """The model-guided search (explore/guided.py) toward ``cmap``'s reachable edges not in ``cov``; adds to ``cov``."""
+    runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,
+                                  edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world)
+    maps = [scope_edges(profile, scope, client_kinds(clients)) & cmap.reachable_edges for scope, clients in configs]
+    found = guided_search(runs, maps, cov.edges, steps, seed, kept)
+    cov.edges |= found.edges
+    cov.states |= found.states
+    return found
+
+
+__all__ = ["guided", "Coverage", "directed", "fork", "profile_map", "report", "run_edges", "run_states"]

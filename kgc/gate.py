@@ -6,8 +6,11 @@ Phases, in order, each deterministic (counts derive from the budget, never from 
   explore    breadth-first exploration of every ordering at the CI scope (explore/scopes.py: 3 members,
              scope "basic", depth CI_DEPTH; shallower for small budgets), catalog + refinement on every edge;
   machines   the Hypothesis state machine under the `ci` settings (derandomized);
-  directed   a seeded search toward the abstract edges the walks left uncovered (kgc/directed.py): it restores
-             concrete states that reached an uncovered edge's source and steps on, catalog + refinement every step;
+  directed   a seeded search toward the abstract edges the walks left uncovered (kgc/directed.py): first novelty
+             walks from restored concrete states that reached an uncovered edge's source (explore/directed.py),
+             then, once those level off (STALL), paths planned in the abstract graph from the states they
+             kept to the nearest uncovered edges and realised step by step (explore/guided.py); catalog +
+             refinement every step;
   prove      the Z3 proofs of the abstract invariants (reference runs only: they are about the model).
 A phase stops at the first run with a violation; its counterexample is shrunk by delta debugging
 (Hypothesis shrinks its own; BFS counterexamples are already shortest) and reported. Checking a
@@ -31,7 +34,7 @@ from harness.scope import Scope
 from harness.world import World
 from impl.mutants import get_mutant
 from explore.coverage import CoverageReport
-from kgc.directed import Coverage, directed, profile_map, report
+from kgc.directed import Coverage, directed, guided, profile_map, report
 from kgc.runs import CheckedRun, Found, shrink
 from model.releases import fact
 from properties.catalog import for_profile
@@ -72,6 +75,11 @@ RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "reload": (WALK_SCOPES["partition"], ("java", "java", "adversarial")),
 }
 PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
+#: when the directed phase's novelty walks give way to planned paths (explore/guided.py): once a stretch of 4,000
+#: steps covered fewer than 140 new reachable edges (0.035 an edge a step, about what the planner gets from the
+#: states the walks kept). The walks find many states; the planner takes the uncovered edges nearest to them.
+#: (bench/results/coverage-guided-2026-11-25.md)
+STALL = (4000, 140)
 
 
 def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]:
@@ -214,13 +222,20 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
     """Toward the uncovered reachable edges, from every walk configuration (explore/directed.py)."""
     def start(scope: Scope, clients: int | tuple[str, ...]) -> Callable[[], CheckedRun]:
         return lambda: CheckedRun(World(profile, scope, clients=clients, seed=seed, record=True, mutant=mutant))
-    starts = [start(scope, clients) for scope in WALK_SCOPES.values() for clients in WALK_CLIENTS]
+    configs = [(scope, clients) for scope in WALK_SCOPES.values() for clients in WALK_CLIENTS]
+    starts = [start(scope, clients) for scope, clients in configs]
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
-    found = directed(starts, cmap, cov, plan.directed_steps, seed)
-    result = PhaseResult("directed", runs=found.walks, steps=found.steps,
-                         note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "
-                              f"{found.kept_states:,} states kept")
+    found = directed(starts, cmap, cov, plan.directed_steps, seed, stall=STALL)
+    planned = None
+    if found.failed is None and found.stalled:
+        planned = guided(profile, configs, starts, cmap, cov, plan.directed_steps - found.steps, seed, found.pool)
+        found.steps += planned.steps
+        found.failed = planned.failed
+    kept = planned.kept_states if planned is not None else found.kept_states
+    result = PhaseResult("directed", runs=found.walks + (planned.rounds if planned is not None else 0),
+                         steps=found.steps, note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract "
+                                                 f"edges, {kept:,} states kept")
     if found.failed is None:
         return result, None
     run = found.failed

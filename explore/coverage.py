@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import AbstractSet as Set
 
 import networkx as nx
 
@@ -65,6 +66,10 @@ def coverage(spec: ExploreSpec, states: set[State], edges: set[tuple[State, str,
 
 EdgeKey = tuple[State, str, State]   # (unpadded before, action up to symmetry, unpadded after)
 NOT_REACHED = "not reached in budget"
+#: what the search knows of a reachable edge it did not cover (the reason column reads "NOT_REACHED: <this>")
+SOURCE_UNREACHED = "its source state was never reached"
+NOT_REALISED = "planned from a kept run of its source, never realised (the clients' timing or knowledge)"
+NOT_TRIED = "its source state was reached, no plan tried the edge"
 
 
 def edge_key(before: State, action: object, after: State) -> EdgeKey:
@@ -196,6 +201,11 @@ def coverage_map(profile: str, scopes: tuple[tuple[HarnessScope, tuple[str, ...]
     return CoverageMap(profile, frozenset(edges), frozenset(states), excluded, len(edges) + len(excluded))
 
 
+def _not_reached(edge: EdgeKey, states: set[State], tried: Set[EdgeKey]) -> str:
+    detail = SOURCE_UNREACHED if edge[0] not in states else NOT_REALISED if edge in tried else NOT_TRIED
+    return f"{NOT_REACHED}: {detail}"
+
+
 @dataclass(frozen=True)
 class CoverageReport:
     """Covered / reachable abstract states and edges of one profile, and every uncovered edge with its reason."""
@@ -225,12 +235,15 @@ class CoverageReport:
                 "abstract_edges_outside_map": float(self.outside_map)}
 
 
-def measure(cmap: CoverageMap, states: set[State], edges: set[EdgeKey]) -> CoverageReport:
-    """Compare what the steps covered (unpadded states, ``edge_key`` edges) with the map."""
+def measure(cmap: CoverageMap, states: set[State], edges: set[EdgeKey], tried: Set[EdgeKey] = frozenset()
+            ) -> CoverageReport:
+    """Compare what the steps covered (unpadded states, ``edge_key`` edges) with the map; ``tried``: the edges a
+    planned search went for (explore/guided.py), which tells an uncovered edge's reason apart."""
     covered = edges & cmap.reachable_edges
-    rows = [(b.short(), a, t.short(), NOT_REACHED) for b, a, t in cmap.reachable_edges - covered]
+    rows = [(b.short(), a, t.short(), _not_reached((b, a, t), states, tried))
+            for b, a, t in cmap.reachable_edges - covered]
     rows += [(b.short(), a, t.short(), why) for (b, a, t), why in cmap.excluded.items()]
-    rows.sort(key=lambda r: (r[3] != NOT_REACHED, r[3], r[0], r[1], r[2]))
+    rows.sort(key=lambda r: (not r[3].startswith(NOT_REACHED), r[3], r[0], r[1], r[2]))
     return CoverageReport(cmap.profile, len(states & cmap.reachable_states), len(cmap.reachable_states),
                           len(covered), len(cmap.reachable_edges), cmap.model_edges,
                           len(edges - cmap.reachable_edges - set(cmap.excluded)), tuple(rows))

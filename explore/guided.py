@@ -55,6 +55,7 @@ class GuidedResult(Generic[R]):
     edges: set[EdgeKey] = field(default_factory=set)
     states: set[State] = field(default_factory=set)
     failed: R | None = None
+    tried: set[EdgeKey] = field(default_factory=set)      # the uncovered edges a plan went for
 
 
 class _Search(Generic[R]):
@@ -70,6 +71,11 @@ class _Search(Generic[R]):
                 out.setdefault(edge[0], []).append(edge)
             self.out.append(out)
         self.pool: list[dict[State, list[R]]] = [{} for _ in maps]
+        self.members: dict[EdgeKey, list[int]] = {}        # edge -> the configurations whose map has it
+        for index, edges in enumerate(maps):
+            for edge in edges:
+                self.members.setdefault(edge, []).append(index)
+        self.open = [len(edges - self.covered) for edges in maps]   # uncovered edges per configuration
         self.fails: dict[tuple[int, EdgeKey], int] = {}
         self.tries: dict[tuple[int, EdgeKey], int] = {}
         self.kept: set[State] = set()
@@ -89,7 +95,11 @@ class _Search(Generic[R]):
         """The edges ``run`` recorded (since it was forked), in order; covered from now on."""
         edges = sorted(self.runs.edges(run), key=_order)
         self.result.edges.update(edges)
-        self.covered.update(edges)
+        for edge in edges:
+            if edge not in self.covered:
+                self.covered.add(edge)
+                for config in self.members.get(edge, ()):
+                    self.open[config] -= 1
         return edges
 
     # --- planning ---------------------------------------------------------------------------------------
@@ -249,6 +259,7 @@ class _Search(Generic[R]):
         start, path = planned
         target = path[-1]
         self.tries[(config, target)] = self.tries.get((config, target), 0) + 1
+        self.result.tried.add(target)
         reps = self.pool[config][start]
         run = reps[self.rng.randrange(len(reps))]
         for edge in path:
@@ -284,14 +295,15 @@ def guided_search(runs: Runs[R], maps: Sequence[frozenset[EdgeKey]], covered: se
             search.result.failed = run
             return search.result
         search.keep(index, run)
-    active = list(range(len(runs.starts)))
-    turn = 0
+    active = set(range(len(runs.starts)))
+    turns = [0] * len(runs.starts)
     while search.result.steps < budget_steps and active and search.result.failed is None:
-        config = active[turn % len(active)]
+        # turns in proportion to the uncovered edges of each configuration's map (faults' map holds most)
+        config = max(sorted(active), key=lambda c: search.open[c] / (turns[c] + 1))
+        turns[config] += 1
         if search.round(config):
             search.result.rounds += 1
-            turn += 1
         else:
-            active.remove(config)
+            active.discard(config)
     search.result.kept_states = len(search.kept)
     return search.result

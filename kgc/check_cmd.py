@@ -100,7 +100,7 @@ def print_coverage(cov: CoverageReport, console: Console, listing: Path) -> None
     reasons = Counter(r for *_, r in cov.uncovered)
     for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
         console.print(f"  {n:>6,}  {reason}", markup=False)
-    missing = [row for row in cov.uncovered if row[3] == NOT_REACHED]
+    missing = [row for row in cov.uncovered if row[3].startswith(NOT_REACHED)]
     for before, action, after, _ in missing[:SHOWN_UNCOVERED]:
         console.print(f"    {before} --{action}--> {after}", markup=False)
     if missing:

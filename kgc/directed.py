@@ -8,7 +8,7 @@ every later step exactly as the original would have, and its trace starts at the
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure, scope_edges
@@ -65,6 +65,7 @@ class Coverage:
 
     states: set[State]
     edges: set[EdgeKey]
+    tried: set[EdgeKey] = field(default_factory=set)   # edges the planned search went for (their reason)
 
     def add(self, run: CheckedRun) -> None:
         self.states |= run_states(run)
@@ -76,7 +77,7 @@ def profile_map(profile: str, scopes: dict[str, Scope], kinds: tuple[str, ...]) 
 
 
 def report(cmap: CoverageMap, cov: Coverage) -> CoverageReport:
-    return measure(cmap, cov.states, cov.edges)
+    return measure(cmap, cov.states, cov.edges, cov.tried)
 
 
 def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int,
@@ -99,6 +100,7 @@ def guided(profile: str, configs: Sequence[tuple[Scope, int | tuple[str, ...]]],
     maps = [scope_edges(profile, scope, client_kinds(clients)) & cmap.reachable_edges for scope, clients in configs]
     found = guided_search(runs, maps, cov.edges, steps, seed, kept)
     cov.edges |= found.edges
+    cov.tried |= found.tried
     cov.states |= found.states
     return found
 

@@ -5,7 +5,7 @@ import random
 
 import pytest
 
-from explore.coverage import NOT_REACHED, measure, not_offered
+from explore.coverage import NOT_REACHED, NOT_REALISED, NOT_TRIED, SOURCE_UNREACHED, measure, not_offered
 from harness.refinement import model_edge
 from harness.world import World
 from kgc.directed import Coverage, fork, profile_map, report
@@ -66,12 +66,12 @@ def test_the_uncovered_list_is_well_formed() -> None:
     cov = report(cmap, walked)
     rows = cov.uncovered
     assert len(set(rows)) == len(rows) == cov.model_edges - cov.covered_edges
-    assert sum(r[3] == NOT_REACHED for r in rows) == cov.missing == cov.reachable_edges - cov.covered_edges
-    assert list(rows) == sorted(rows, key=lambda r: (r[3] != NOT_REACHED, r[3], r[0], r[1], r[2]))
+    assert sum(r[3].startswith(NOT_REACHED) for r in rows) == cov.missing == cov.reachable_edges - cov.covered_edges
+    assert list(rows) == sorted(rows, key=lambda r: (not r[3].startswith(NOT_REACHED), r[3], r[0], r[1], r[2]))
     assert all(r[3] for r in rows) and cov.covered_states <= cov.reachable_states
     reasons = {r[3] for r in rows}
     assert "no client changes its protocol metadata (ClientConfig.protocols is fixed)" in reasons
-    assert all(not (r[1].startswith("JoinGroup/changed") and r[3] == NOT_REACHED) for r in rows)
+    assert all(not (r[1].startswith("JoinGroup/changed") and r[3].startswith(NOT_REACHED)) for r in rows)
     assert cov.to_json()["abstract_edges_not_offered"] == cov.model_edges - cov.reachable_edges
 
 
@@ -141,3 +141,13 @@ def test_measure_counts_only_edges_inside_the_map() -> None:
     assert cov.covered_edges == 5 and cov.outside_map == 0
     outside = (some[0][0], "Heartbeat(Mw)", some[0][0])    # a stutter is never in the map
     assert measure(cmap, set(), {outside}).covered_edges == 0
+
+
+def test_an_uncovered_edge_says_whether_its_source_was_reached_and_whether_a_plan_went_for_it() -> None:
+    cmap = profile_map("3.9", {"churn": WALK_SCOPES["churn"]}, WALK_KINDS)
+    a, b, c = sorted(cmap.reachable_edges, key=lambda e: (e[0].short(), e[1], e[2].short()))[:3]
+    reasons = {(r[0], r[1], r[2]): r[3] for r in measure(cmap, {a[0], b[0]}, set(), {a}).uncovered}
+    assert reasons[(a[0].short(), a[1], a[2].short())] == f"{NOT_REACHED}: {NOT_REALISED}"
+    assert reasons[(b[0].short(), b[1], b[2].short())] == f"{NOT_REACHED}: {NOT_TRIED}"
+    unreached = [r for e, r in reasons.items() if e[0] not in (a[0].short(), b[0].short()) and e[1] == c[1]]
+    assert unreached and all(r == f"{NOT_REACHED}: {SOURCE_UNREACHED}" for r in unreached)

@@ -65,6 +65,7 @@ def coverage(spec: ExploreSpec, states: set[State], edges: set[tuple[State, str,
 # uncovered ones are listed as "not reached in budget".
 
 EdgeKey = tuple[State, str, State]   # (unpadded before, action up to symmetry, unpadded after)
+_GROUP_LEVEL = frozenset({"OffsetCommit/simple"})
 NOT_REACHED = "not reached in budget"
 #: what the search knows of a reachable edge it did not cover (the reason column reads "NOT_REACHED: <this>")
 SOURCE_UNREACHED = "its source state was never reached"
@@ -76,7 +77,9 @@ def edge_key(before: State, action: object, after: State) -> EdgeKey:
     """The coverage key of a refinement edge (padded states, ``model.state.AbstractAction``)."""
     kind, slot, arg = action.kind, action.slot, action.arg   # type: ignore[attr-defined]
     label = kind
-    if slot >= 0:
+    # a simple commit is the group's, not a slot's: the model's action has none, while the labelled refinement
+    # names the free slot its requester would take (harness/labels.py) — one key for both
+    if slot >= 0 and kind not in _GROUP_LEVEL:
         acting = before.slots[slot] if slot < len(before.slots) else FREE
         label += f"({acting.short()})"
     if arg:

@@ -10,13 +10,14 @@ edges is collected along the way.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from core.actions import Action
 from core.trace import Trace
 from harness.abstraction import abstract, model_scope
 from harness.labels import Before, capture, mismatch, predicted_error, stale_completion
 from harness.world import World
-from model.state import AbstractAction, State, padded
+from model.state import AbstractAction, Scope, State, padded
 from model.step import successors
 
 
@@ -105,5 +106,18 @@ def model_edge(rules: object, coord: object, raw_before: State, raw_after: State
         return before, None, after
     static = any(s.static for s in before.slots + after.slots)
     scope = model_scope(coord, len(before.slots), static)   # type: ignore[arg-type]
+    if isinstance(rules, str):
+        return before, _first_labels(before, rules, scope).get(after), after
     label = next((a for a, t in successors(before, rules, scope) if t == after), None)   # type: ignore[arg-type]
     return before, label, after
+
+
+@lru_cache(maxsize=1 << 14)
+def _first_labels(before: State, profile: str, scope: Scope) -> dict[State, AbstractAction]:
+    """The first model action from ``before`` to each of its successors (what ``model_edge`` names), computed once
+    per abstract state: a run meets the same few hundred states again and again, and ``successors`` of a 3-slot
+    state is most of a checked step's time. Read only."""
+    out: dict[State, AbstractAction] = {}
+    for action, target in successors(before, profile, scope):
+        out.setdefault(target, action)
+    return out

@@ -14,8 +14,10 @@ from typing import Callable, Sequence
 from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure, scope_edges
 from explore.directed import DirectedResult, Runs, directed_search
 from explore.guided import GuidedResult, guided_search
+from explore.sweep import SweepResult, sweep
 from explore.space import unpadded
 from harness.abstraction import abstract
+from harness.puppets import KINDS as PUPPETS
 from harness.refinement import RefinementChecker
 from harness.scope import Scope
 from harness.world import World, client_kinds
@@ -105,4 +107,22 @@ def guided(profile: str, configs: Sequence[tuple[Scope, int | tuple[str, ...]]],
     return found
 
 
-__all__ = ["guided", "Coverage", "directed", "fork", "profile_map", "report", "run_edges", "run_states"]
+def swept(profile: str, scopes: Sequence[Scope], kinds: tuple[str, ...], cmap: CoverageMap, cov: Coverage,
+          steps: int, seed: int, mutant: str | None = None) -> SweepResult[CheckedRun]:
+    """The map sweep (explore/sweep.py) with puppet clients, one world per scope, toward ``cmap``'s reachable edges
+    not in ``cov``; adds what it covers to ``cov``. ``kinds``: the client kinds whose requests the puppets stand for
+    (each scope's map is the one those clients could take)."""
+    def start(scope: Scope) -> Callable[[], CheckedRun]:
+        return lambda: CheckedRun(World(profile, scope, clients=PUPPETS, seed=seed, record=True, mutant=mutant))
+    runs: Runs[CheckedRun] = Runs(starts=[start(s) for s in scopes], fork=fork, enabled=lambda r: r.world.enabled(),
+                                  state=_state, edges=run_edges, failed=lambda r: bool(r.violations),
+                                  world=lambda r: r.world)
+    maps = [scope_edges(profile, scope, kinds) & cmap.reachable_edges for scope in scopes]
+    found = sweep(runs, maps, cov.edges, steps, seed)
+    cov.edges |= found.edges
+    cov.tried |= found.tried
+    cov.states |= found.states
+    return found
+
+
+__all__ = ["guided", "swept", "Coverage", "directed", "fork", "profile_map", "report", "run_edges", "run_states"]

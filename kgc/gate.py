@@ -34,7 +34,7 @@ from harness.scope import Scope
 from harness.world import World
 from impl.mutants import get_mutant
 from explore.coverage import CoverageReport
-from kgc.directed import Coverage, directed, guided, profile_map, report
+from kgc.directed import Coverage, directed, guided, profile_map, report, swept
 from kgc.runs import CheckedRun, Found, shrink
 from model.releases import fact
 from properties.catalog import for_profile
@@ -80,6 +80,10 @@ PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
 #: states the walks kept). The walks find many states; the planner takes the uncovered edges nearest to them.
 #: (bench/results/coverage-guided-2026-11-25.md)
 STALL = (4000, 140)
+#: the map sweep's steps at a profile share of 150 s (explore/sweep.py; puppet clients, every step checked)
+SWEEP_STEPS = 60000
+#: what the sweep's puppets stand for: any well-formed request at any time, as an adversarial client sends
+PUPPET_KINDS = ("adversarial",)
 
 
 def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]:
@@ -120,13 +124,14 @@ class Plan:
     machine_examples: int
     explore_depth: int = CI_DEPTH
     directed_steps: int = 0
+    sweep_steps: int = 0
 
     @staticmethod
     def for_budget(budget_s: float) -> "Plan":
         scale = max(budget_s, 10.0) / 150.0
         return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)),
                     explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2,
-                    directed_steps=round(80000 * scale))
+                    directed_steps=round(40000 * scale), sweep_steps=round(SWEEP_STEPS * scale))
 
 
 @dataclass
@@ -226,6 +231,14 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
     starts = [start(scope, clients) for scope, clients in configs]
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
+    mapped = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, plan.sweep_steps, seed, mutant)
+    if mapped.failed is not None:
+        run = mapped.failed
+        scope_name = next(n for n, s in WALK_SCOPES.items() if s == run.world.scope)
+        result = PhaseResult("directed", runs=mapped.tries, steps=mapped.steps,
+                             note=f"map sweep {scope_name}: a violation")
+        return result, run.result(f"directed sweep {scope_name} puppets seed {seed}", _preferred(mutant))
+    swept_edges = len(cov.edges & cmap.reachable_edges) - before
     found = directed(starts, cmap, cov, plan.directed_steps, seed, stall=STALL)
     planned = None
     if found.failed is None and found.stalled:
@@ -233,9 +246,10 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
         found.steps += planned.steps
         found.failed = planned.failed
     kept = planned.kept_states if planned is not None else found.kept_states
-    result = PhaseResult("directed", runs=found.walks + (planned.rounds if planned is not None else 0),
-                         steps=found.steps, note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract "
-                                                 f"edges, {kept:,} states kept")
+    result = PhaseResult("directed", runs=mapped.tries + found.walks + (planned.rounds if planned is not None else 0),
+                         steps=mapped.steps + found.steps,
+                         note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges "
+                              f"({swept_edges:,} by the map sweep), {kept:,} states kept")
     if found.failed is None:
         return result, None
     run = found.failed

@@ -1,0 +1,321 @@
+"""The map sweep: every edge of the abstract map realised concretely, in breadth-first order, by puppet clients.
+
+The abstract graph is the map (explore/coverage.py). Per world configuration — a scope whose clients are
+puppets (harness/puppets.py: every request chosen here) — the sweep keeps up to ``KEEP`` concrete runs of each
+abstract state it reached (forks: world, checker, recorded steps) and walks the configuration's map breadth
+first: for each reached state, each outgoing edge not yet covered (or whose target this configuration has not
+reached yet, to get there) is *realised* from a kept run of its source — the candidate step sequences of
+``harness.puppets.moves`` tried on forks, request variants in a seeded order, until the labelled refinement
+check records exactly that edge. Every state any try reaches is kept (so a try that misses its edge still
+widens the frontier), and every edge any try records is covered.
+
+What the abstraction forgets — whose heartbeat deadline comes first, how many heartbeat ops a member holds,
+a timer left due by the last clock move — can make an edge impossible from the runs kept so far; an edge that
+failed is tried again from each run of its source kept later (a later run is another concrete situation), and
+runs with fewer timers left due are preferred. A first pass tries each edge from one run, so that the
+frontier moves out fast; the other runs are tried once the configuration has no new state left. Configurations take turns in proportion to the edges their maps still have uncovered.
+Deterministic for a seed: maps sorted, runs numbered in the order they are kept, request variants shuffled by
+``random.Random`` seeded by (seed, run, edge), so a second pass goes on where the first stopped.
+
+Runs are the caller's checked runs (explore/directed.py ``Runs``): catalog + refinement check every step of
+every try, so a violation found here is reported (and shrunk) like any other and ends the sweep.
+"""
+from __future__ import annotations
+
+import random
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Generic, Sequence
+
+from core.actions import Action
+from explore.coverage import EdgeKey
+from explore.directed import R, Runs, abstract_kind
+from harness.puppets import moves, variations
+from model.state import State
+
+#: concrete runs kept per (configuration, abstract state)
+KEEP = 4
+#: request sequences tried per kept run and edge (of the shuffled candidates; timers and appends: all)
+CAP = 24
+#: ... in the first pass over a new state (one run per edge): the frontier moves out before the hard edges are tried
+FIRST_CAP = 6
+#: how often the source of an edge still uncovered is reached anew by another route in a round (``_Sweep.reroute``)
+REROUTES = 6
+#: edges remembered per state as ways into it (for routes that are not the first one)
+INTO = 8
+
+
+def parse_label(label: str) -> tuple[str, str, str]:
+    """``JoinGroup/known(MLw)`` -> (``JoinGroup/known``, ``MLw``, ""); ``CompleteAppend[ok]`` -> (…, "", "ok")."""
+    kind = abstract_kind(label)
+    rest = label[len(kind):]
+    arg = ""
+    if rest.endswith("]") and "[" in rest:
+        rest, arg = rest[:rest.index("[")], rest[rest.index("[") + 1:-1]
+    acting = rest[1:-1] if rest.startswith("(") and rest.endswith(")") else ""
+    return kind, acting, arg
+
+
+@dataclass
+class SweepResult(Generic[R]):
+    steps: int = 0
+    tries: int = 0
+    edges: set[EdgeKey] = field(default_factory=set)
+    states: set[State] = field(default_factory=set)
+    tried: set[EdgeKey] = field(default_factory=set)    # edges a try went for (their uncovered reason)
+    failed: R | None = None
+    kept_states: int = 0
+
+
+@dataclass
+class _Kept(Generic[R]):
+    number: int
+    due: int             # timers left due (the clock cannot move until they fire): fewer is better
+    run: R
+
+
+class _Config(Generic[R]):
+    """One configuration's breadth-first sweep of its map."""
+
+    def __init__(self, index: int, edges: frozenset[EdgeKey]) -> None:
+        self.index, self.spent = index, 0
+        self.out: dict[State, list[EdgeKey]] = {}
+        for edge in sorted(edges, key=_order):
+            self.out.setdefault(edge[0], []).append(edge)
+        self.kept: dict[State, list[_Kept[R]]] = {}
+        self.queue: deque[State] = deque()
+        self.attempts: dict[EdgeKey, dict[int, int]] = {}   # edge -> kept run number -> candidates tried from it
+        self.processed: set[State] = set()
+        self.parent: dict[State, EdgeKey | None] = {}     # the edge a state was first reached by (None: the start)
+        self.into: dict[State, dict[EdgeKey, None]] = {}  # edges it was reached by since (a few, in order)
+        self.rerouted: dict[EdgeKey, int] = {}            # uncovered edge -> how often its source was reached anew
+        self.turn = 0
+        self.revisit: dict[State, None] = {}              # processed states with a run kept since (in order)
+        self.done = False
+
+    def untried(self, edge: EdgeKey, cap: int) -> list[_Kept[R]]:
+        """The kept runs of the edge's source it was tried from with fewer than ``cap`` candidates, best first."""
+        seen = self.attempts.get(edge, {})
+        return sorted((k for k in self.kept.get(edge[0], ()) if seen.get(k.number, 0) < cap),
+                      key=lambda k: (k.due, k.number))
+
+
+class _Sweep(Generic[R]):
+    def __init__(self, runs: Runs[R], covered: set[EdgeKey], seed: int, keep: int, cap: int) -> None:
+        self.runs, self.covered, self.keep_n, self.cap = runs, set(covered), keep, cap
+        self.seed = seed
+        self.members: dict[EdgeKey, list[int]] = {}     # edge -> the configurations whose map has it
+        self.open: list[int] = []                        # uncovered edges per configuration's map
+        self.result: SweepResult[R] = SweepResult()
+        self.numbers = 0
+
+    def keep(self, config: _Config[R], run: R, via: EdgeKey | None = None, evict: random.Random | None = None
+             ) -> None:
+        """Keep ``run`` for its abstract state (reached by ``via``): while fewer than ``keep`` are kept, or instead
+        of one with more timers left due — or, with ``evict``, instead of one it picks (a new route's run)."""
+        state = self.runs.state(run)
+        self.result.states.add(state)
+        due = len(self.runs.world(run).coord.due_timers())
+        kept = config.kept.get(state)
+        if kept is None:
+            kept = config.kept[state] = []
+            config.queue.append(state)
+            config.parent[state] = via
+        if via is not None and len(config.into.setdefault(state, {})) < INTO:
+            config.into[state][via] = None
+        if len(kept) >= self.keep_n:
+            worst = max(range(len(kept)), key=lambda i: (kept[i].due, kept[i].number))
+            if evict is not None:
+                worst = evict.randrange(len(kept))
+            elif kept[worst].due <= due:
+                return
+            del kept[worst]
+        self.numbers += 1
+        kept.append(_Kept(self.numbers, due, self.runs.fork(run)))
+        if state in config.processed:
+            config.revisit[state] = None
+
+    def cover(self, edges: Sequence[EdgeKey]) -> None:
+        for edge in edges:
+            if edge not in self.covered:
+                self.covered.add(edge)
+                for index in self.members.get(edge, ()):
+                    self.open[index] -= 1
+
+    def take(self, run: R, sequence: Sequence[Action]) -> bool:
+        """Step ``run`` through ``sequence`` until a step records an abstract edge; False if a step is not enabled."""
+        world = self.runs.world(run)
+        for action in sequence:
+            if run.over or not world.is_enabled(action):
+                return False
+            run.step(action)
+            self.result.steps += 1
+            if self.runs.failed(run) or self.runs.edges(run):
+                return True
+        return True
+
+    def attempt(self, config: _Config[R], edge: EdgeKey, runs: int, cap: int) -> bool:
+        """Realise ``edge`` from up to ``runs`` runs of its source not yet tried for it, ``cap`` candidates each;
+        True once one did."""
+        kind, acting, arg = parse_label(edge[1])
+        self.result.tried.add(edge)
+        seen = config.attempts.setdefault(edge, {})
+        for kept in config.untried(edge, cap)[:runs]:
+            candidates = moves(self.runs.world(kept.run), kind, acting, arg)
+            if candidates and candidates[0][-1].kind == "Receive":
+                random.Random(f"{self.seed}/{kept.number}/{edge[1]}").shuffle(candidates)   # the same order each pass
+            start, seen[kept.number] = seen.get(kept.number, 0), cap
+            for sequence in candidates[start:cap]:
+                if self.result.failed is not None or self.try_one(config, kept.run, sequence, edge) is not None:
+                    return self.result.failed is None
+        return False
+
+    def try_one(self, config: _Config[R], run: R, sequence: Sequence[Action], edge: EdgeKey,
+                evict: random.Random | None = None) -> R | None:
+        """The fork of ``run`` that took ``sequence`` if it realised ``edge`` exactly (kept either way when it
+        reached another state)."""
+        twin = self.runs.fork(run)
+        before = self.result.steps
+        taken = self.take(twin, sequence)
+        config.spent += self.result.steps - before
+        self.result.tries += 1
+        edges = sorted(self.runs.edges(twin), key=_order)
+        self.result.edges.update(edges)
+        self.cover(edges)
+        if self.runs.failed(twin):
+            self.result.failed = twin
+            return None
+        if edges and not twin.over:
+            self.keep(config, twin, edges[0] if len(edges) == 1 else None, evict)
+        return twin if taken and edges == [edge] and not twin.over else None
+
+    def work(self, config: _Config[R]) -> None:
+        """One unit of ``config``'s sweep: the next reached state's edges, else the uncovered edges of a state
+        that has a run kept since they were tried."""
+        first = bool(config.queue)
+        if first:
+            state = config.queue.popleft()
+            config.processed.add(state)
+            edges = [e for e in config.out.get(state, ()) if not (e in self.covered and e[2] in config.kept)]
+        elif config.revisit:
+            state = next(iter(config.revisit))
+            del config.revisit[state]
+            edges = [e for e in config.out.get(state, ()) if self.wanted(config, e)]
+        else:
+            config.done = not self.reroute(config)
+            return
+        for edge in edges:
+            if edge in self.covered and edge[2] in config.kept:
+                continue
+            # the frontier first: one run per edge while states are new, the others once it is explored
+            if not self.attempt(config, edge, *((1, FIRST_CAP) if first else (self.keep_n, self.cap))) \
+                    and first and self.wanted(config, edge) and config.untried(edge, self.cap):
+                config.revisit[state] = None
+            if self.result.failed is not None:
+                return
+
+
+    def wanted(self, config: _Config[R], edge: EdgeKey) -> bool:
+        """Uncovered, or the way into a state this configuration has not reached that has uncovered edges of its
+        map (another configuration covered the edge itself)."""
+        if edge not in self.covered:
+            return True
+        return edge[2] not in config.kept and any(e not in self.covered for e in config.out.get(edge[2], ()))
+
+    def reroute(self, config: _Config[R]) -> bool:
+        """Reach the source of an uncovered edge anew (each in turn, ``REROUTES`` times a round): from a run of
+        one of its ancestors — on the route it was first reached by, or a few steps back along ways seen into each
+        state — realise the rest of the route with the
+        candidates in another order, keeping the runs met instead of ones picked at random — the history the
+        abstraction forgets (the first member's rebalance timeout, who was scheduled when) comes out another way.
+        False when no edge is left to reroute (the budget ends the rest)."""
+        uncovered = [e for source in config.kept for e in config.out.get(source, ()) if self.wanted(config, e)]
+        if not uncovered:
+            return False
+        limit = REROUTES
+        stuck = [e for e in uncovered if config.rerouted.get(e, 0) < limit]
+        while not stuck:        # every edge had its share: another round each, while the budget lasts
+            limit *= 2
+            stuck = [e for e in uncovered if config.rerouted.get(e, 0) < limit]
+        # edges into states not reached yet first: everything beyond them waits on them
+        frontier = [e for e in stuck if e[2] not in config.kept]
+        edge = (frontier or stuck)[config.turn % len(frontier or stuck)]
+        config.turn += 1
+        config.rerouted[edge] = config.rerouted.get(edge, 0) + 1
+        rng = random.Random(f"{self.seed}/reroute/{config.index}/{config.turn}")
+        route = _route(config, edge[0]) if rng.random() < 0.5 else _back(config, edge[0], rng)
+        start = rng.randrange(len(route)) if route and rng.random() < 0.5 else 0   # half the time all of it
+        run = rng.choice(config.kept[route[start][0]]).run if route else config.kept[edge[0]][0].run
+        for step in route[start:]:
+            kind, acting, arg = parse_label(step[1])
+            candidates = moves(self.runs.world(run), kind, acting, arg)
+            rng.shuffle(candidates)
+            for sequence in candidates[:self.cap]:
+                got = self.try_one(config, run, sequence, step, rng)
+                if self.result.failed is not None:
+                    return True
+                if got is not None:
+                    run = got
+                    break
+            else:
+                return True
+        config.revisit[edge[0]] = None
+        return True
+
+
+def _route(config: _Config[R], state: State) -> list[EdgeKey]:
+    """The edges ``state`` was first reached by, from the configuration's start."""
+    route: list[EdgeKey] = []
+    via = config.parent.get(state)
+    while via is not None and len(route) < len(config.parent):
+        route.append(via)
+        via = config.parent.get(via[0])
+    return route[::-1]
+
+
+def _back(config: _Config[R], state: State, rng: random.Random) -> list[EdgeKey]:
+    """A route of up to 4 edges into ``state`` picked at random among those seen to reach each state on it."""
+    route: list[EdgeKey] = []
+    for _ in range(rng.randint(1, 4)):
+        ways = list(config.into.get(state, ()))
+        if not ways:
+            break
+        via = ways[rng.randrange(len(ways))]
+        route.append(via)
+        state = via[0]
+    return route[::-1]
+
+
+def _order(edge: EdgeKey) -> tuple[str, str, str]:
+    return edge[0].short(), edge[1], edge[2].short()
+
+
+def sweep(runs: Runs[R], maps: Sequence[frozenset[EdgeKey]], covered: set[EdgeKey], budget_steps: int, seed: int,
+          keep: int = KEEP, cap: int = CAP) -> SweepResult[R]:
+    """Spend about ``budget_steps`` steps realising the edges of ``maps`` not in ``covered`` (not changed).
+
+    ``maps[i]``: the abstract edges configuration ``i`` (a world ``runs.starts[i]`` starts, puppet clients) can take."""
+    search: _Sweep[R] = _Sweep(runs, covered, seed, keep, cap)
+    configs: list[_Config[R]] = [_Config(i, edges) for i, edges in enumerate(maps)]
+    for index, edges in enumerate(maps):
+        for edge in edges:
+            search.members.setdefault(edge, []).append(index)
+        search.open.append(len(edges - search.covered))
+    for config, start in zip(configs, runs.starts, strict=True):
+        run = start()
+        if runs.failed(run):
+            search.result.failed = run
+            return search.result
+        search.keep(config, run)
+    while search.result.steps < budget_steps and search.result.failed is None:
+        active = [c for c in configs if not c.done and search.open[c.index] > 0]
+        if not active:
+            break
+        # turns in proportion to what each map still has uncovered
+        search.work(min(active, key=lambda c: (c.spent / search.open[c.index], c.index)))
+    search.result.kept_states = len({s for c in configs for s in c.kept})
+    search.result.tried -= search.result.edges
+    return search.result
+
+
+__all__ = ["CAP", "KEEP", "SweepResult", "parse_label", "sweep"]

@@ -1,0 +1,253 @@
+"""Puppet clients: the short concrete step sequences that can make a world take one given abstract action.
+
+A world whose clients are all ``external`` (harness/external.py) takes any well-formed group request as a
+``Receive`` and moves its clock by any amount while no timer is due. Its clients are *puppets*: a search
+chooses every request they send — member id, generation, timeouts, the moment — as an adversarial client
+that may send any well-formed request at any time (DESIGN.md §5) would, and so reaches what the simulated
+Java consumers, whose timing and knowledge are fixed, seldom or never do (which heartbeat deadline comes
+first, a second SyncGroup from a leader whose first is parked, a rejoin with a longer rebalance timeout).
+
+``moves(world, kind, acting, arg)`` lists candidate sequences for the abstract action ``kind`` of a slot
+whose value before the step is ``acting`` (``Slot.short()``; "" for group-level actions): the request sent
+by each member id the slot could be, with a few timeout variants; a timer fired when due, or after the clock moved just past
+its deadline (and after the members whose deadlines come first heartbeated); an append completed; a
+partition move. ``variations(world)`` lists steps that change only what the abstraction forgets (a clock tick,
+a same-millisecond heartbeat), so that a search can hold several concrete situations behind one abstract
+state. Whether a candidate *is* that abstract action is for the labelled refinement check to say
+(harness/labels.py) — this module only proposes.
+
+What the puppets stay within, so that the coverage map's exclusions (explore/coverage.py ``not_offered``)
+hold for them as for the simulated clients: the JoinGroup version of the profile's client generation (no
+rebalance timeout before JoinGroup v1, a known member id required from v4, KIP-394), each client's fixed
+protocol metadata (no ``JoinGroup/changed``), no group.instance.id, and the scope's switches (LeaveGroup only
+with ``leaves``, OffsetCommit only with ``commits``; failed appends and partition moves are the world's).
+"""
+from __future__ import annotations
+
+from typing import Sequence
+
+from core.actions import Action
+from core.types import NO_GENERATION
+from harness.abstraction import slots_by_id
+from harness.client_versions import client_version_for
+from harness.external import WireRequest
+from harness.world import APPEND_ERRORS, World
+from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync
+
+#: how many puppet clients a puppet world has (the coverage map's 3 member slots)
+PUPPETS = 3
+KINDS = ("external",) * PUPPETS
+#: session timeouts a new member may ask for (the default, the minimum allowed, a long one): deadlines in
+#: either order of the other members'
+SESSIONS = (10000, 6000, 30000)
+#: rebalance timeouts besides the session timeout (JoinGroup v1+): a join phase shorter than the initial
+#: delay or the sessions, and one that outlasts them
+REBALANCES = (1000, 60000)
+Sequence_ = tuple[Action, ...]
+
+
+def _protocols(client: int) -> tuple[tuple[str, bytes], ...]:
+    return (("range", f"c{client}".encode()),)    # what World gives simulated client ``client``
+
+
+class _Builder:
+    """Receive actions for one world as it is now: correlation ids follow the steps the sequence will take."""
+
+    def __init__(self, world: World) -> None:
+        self.world = world
+        self.version = client_version_for(world.profile.name)
+
+    def receive(self, position: int, client: int, api: str, **fields: object) -> Action:
+        corr = len(self.world.steps) + 1 + position    # unique along a run: one step per action
+        wire = WireRequest(api=api, corr=corr, group_id=self.world.group_id, client_id=f"c{client}",
+                           **fields)   # type: ignore[arg-type]
+        return Action("Receive", client, wire.to_payload())
+
+    def join(self, position: int, client: int, member_id: str, session: int, rebalance: int,
+             protocol_type: str, protocols: tuple[tuple[str, bytes], ...]) -> Action:
+        if not self.version.join_group_v1:
+            rebalance = session          # JoinGroup v0 has no rebalance timeout: the coordinator uses the session's
+        return self.receive(position, client, "JoinGroup", member_id=member_id, session_timeout_ms=session,
+                            rebalance_timeout_ms=rebalance, protocol_type=protocol_type, protocols=protocols,
+                            require_known_member_id=self.version.join_group_v4)
+
+
+def owner(member_id: str) -> int:
+    """The puppet client a member id was given to (ids are ``<client_id>-<n>``, client ids ``c<k>``)."""
+    head = member_id.split("-", 1)[0]
+    return int(head[1:]) if head[:1] == "c" and head[1:].isdigit() and int(head[1:]) < PUPPETS else 0
+
+
+def moves(world: World, kind: str, acting: str, arg: str) -> list[Sequence_]:
+    """Candidate sequences for abstract action ``kind`` (of a slot valued ``acting``; ``arg``: an append's
+    outcome), in a fixed order; every one ends with the step meant to be that action."""
+    if kind in _REQUESTS:
+        return _requests(world, kind, acting)
+    if kind in ("ExpireHeartbeat", "ExpireJoin", "ExpireSync"):
+        return _timers(world, kind, acting)
+    if kind == "CompleteAppend":
+        errors = ("NONE",) if arg == "ok" else APPEND_ERRORS
+        return [(Action("CompleteAppend", -1, e),) for e in errors]
+    if kind == "UnloadGroup":
+        return [(Action("UnloadGroup", -1, 0),)]
+    if kind == "LoadGroup":      # the first opens the loading window, the second loads (harness/world.py)
+        return [(Action("LoadGroup", -1, 0), Action("LoadGroup", -1, 0))]
+    return []
+
+
+_REQUESTS = frozenset({"JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/known", "SyncGroup", "Heartbeat",
+                       "OffsetCommit", "OffsetCommit/simple", "LeaveGroup"})
+
+
+def _requests(world: World, kind: str, acting: str) -> list[Sequence_]:
+    scope = world.scope
+    if (kind == "LeaveGroup" and not scope.leaves) or (kind.startswith("OffsetCommit") and not scope.commits):
+        return []
+    b = _Builder(world)
+    out = _request_steps(world, b, kind, acting, 0)
+    for prefix in _prefixes(world, b):    # the request after a clock tick, or after same-millisecond heartbeats
+        out += [prefix + seq for seq in _request_steps(world, b, kind, acting, len(prefix))]
+    return out
+
+
+def _prefixes(world: World, b: "_Builder") -> list[Sequence_]:
+    """A clock tick, or heartbeats in this millisecond of each non-empty set of members (each such member gets
+    a second live op from what the request schedules for it in the same millisecond on 0.10, §4.6)."""
+    out = [seq for seq in variations(world) if seq[0].kind == "AdvanceClock"]
+    view = world.coord.describe(world.group_id)
+    members = sorted(view.members) if view is not None else []
+    for mask in range(1, 1 << len(members)):
+        chosen = [m for i, m in enumerate(members) if mask >> i & 1]
+        out.append(tuple(b.receive(i, owner(m), "Heartbeat", member_id=m, generation_id=view.generation_id)  # type: ignore
+                         for i, m in enumerate(chosen)))
+    return out
+
+
+def variations(world: World) -> list[Sequence_]:
+    """Steps that usually leave the abstract state as it is but change what it forgets: a clock tick (no
+    deadline reached), and a heartbeat of each member in this very millisecond — on 0.10 one more live
+    heartbeat op for a member scheduled in it (SPEC.md §4.6: the earlier op's predicate is not yet true), later
+    the deadline pushed out. A search keeps each that turns out a stutter as another run of the same state."""
+    coord = world.coord
+    out: list[Sequence_] = []
+    nxt = coord.next_deadline()
+    if not coord.due_timers() and (nxt is None or coord.now_ms + 1 <= nxt) and _time_left(world, 1):
+        out.append((Action("AdvanceClock", -1, 1),))
+    view = coord.describe(world.group_id)
+    if view is not None:
+        b = _Builder(world)
+        for mid in sorted(view.members):
+            out.append((b.receive(0, owner(mid), "Heartbeat", member_id=mid, generation_id=view.generation_id),))
+    return out
+
+
+def _request_steps(world: World, b: _Builder, kind: str, acting: str, at: int) -> list[Sequence_]:
+    """One-step sequences of the request itself (its Receive is the sequence's step ``at``)."""
+    coord = world.coord
+    view = coord.describe(world.group_id)
+    generation = view.generation_id if view is not None else NO_GENERATION
+    if kind in ("JoinGroup/new", "JoinGroup/new-pending"):
+        held = {owner(m) for m in _ids(world)}
+        clients = [c for c in range(PUPPETS) if c not in held] + [c for c in range(PUPPETS) if c in held]
+        rebalances = (0,) + (REBALANCES if b.version.join_group_v1 else ())
+        return [(b.join(at, c, "", s, r or s, "consumer", _protocols(c)),)
+                for c in clients for s in SESSIONS for r in rebalances]
+    if kind == "OffsetCommit/simple":
+        return [(b.receive(at, 0, "OffsetCommit", member_id="", generation_id=NO_GENERATION,
+                           offsets=(("t-0", 1),)),)]
+    out: list[Sequence_] = []
+    for mid in _acting_ids(world, acting):
+        c = owner(mid)
+        member = view.members.get(mid) if view is not None else None
+        if kind == "JoinGroup/known":
+            session, rebalance = (member.session_timeout_ms, member.rebalance_timeout_ms) if member else (10000, 10000)
+            ptype, protocols = (view.protocol_type or "consumer", member.protocols) if member else ("consumer",
+                                                                                                  _protocols(c))
+            for s in dict.fromkeys((session,) + SESSIONS):
+                for r in dict.fromkeys((rebalance, s) + REBALANCES):
+                    out.append((b.join(at, c, mid, s, r, ptype, protocols),))
+        elif kind == "SyncGroup":
+            if view is not None and view.leader_id == mid:
+                assignment = tuple((m, f"p{i}".encode()) for i, m in enumerate(sorted(view.members)))
+                out.append((b.receive(at, c, "SyncGroup", member_id=mid, generation_id=generation,
+                                      assignments=assignment),))
+            out.append((b.receive(at, c, "SyncGroup", member_id=mid, generation_id=generation),))
+        elif kind == "OffsetCommit":
+            out.append((b.receive(at, c, "OffsetCommit", member_id=mid, generation_id=generation,
+                                  offsets=(("t-0", 1),)),))
+        elif kind == "LeaveGroup":
+            out.append((b.receive(at, c, "LeaveGroup", member_id=mid),))
+        else:
+            out.append((b.receive(at, c, kind, member_id=mid, generation_id=generation),))
+    return out
+
+
+def _ids(world: World) -> dict[str, str]:
+    """Every member id, pending id and id with a live heartbeat op of the cached group -> its slot's value."""
+    group = world.coord.groups.get(world.group_id)
+    return {} if group is None else {m: s.short() for m, s in slots_by_id(world.coord, group).items()}
+
+
+def _acting_ids(world: World, acting: str) -> list[str]:
+    return [m for m, value in sorted(_ids(world).items()) if value == acting]
+
+
+def _time_left(world: World, ms: int) -> bool:
+    limit = world.scope.max_time_ms
+    return limit is None or world.coord.now_ms + ms <= limit
+
+
+def _timers(world: World, kind: str, acting: str) -> list[Sequence_]:
+    """Fire one of the action's ops: at once when it is due; else move the clock just past its deadline and fire
+    it. Around the clock move, members may heartbeat: before it, those whose deadlines come no later (pushed
+    out) or the op's own member (one more op in the millisecond it was scheduled: 0.10, SPEC.md §4.6); after it,
+    in the millisecond the op fires, the others (what the expiry or the join completion it causes schedules for
+    them lands in the same millisecond)."""
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    if group is None:
+        return []
+    ids = _ids(world)
+    ops = [op for _, op in sorted(coord.timer.entries.items()) if getattr(op, "group", None) is group
+           and _is_target(op, kind, acting, ids)]
+    due = {t.seq for t in coord.due_timers()}
+    out: list[Sequence_] = []
+    for op in ops:
+        if op.seq in due:
+            out.append((Action("FireTimer", -1, op.seq),))
+        elif not due and _time_left(world, op.deadline_ms + 1 - coord.now_ms):
+            out += _clock_moves(world, group, op)
+    return out
+
+
+def _clock_moves(world: World, group: object, op: object) -> list[Sequence_]:
+    coord, b = world.coord, _Builder(world)
+    members = sorted(group.members)                               # type: ignore[attr-defined]
+    own = [getattr(op, "member_id", "")] if getattr(op, "member_id", "") in members else []
+    early = sorted({o.member_id for o in coord.timer.entries.values()
+                    if isinstance(o, DelayedHeartbeat) and o.group is group and o is not op
+                    and o.deadline_ms <= op.deadline_ms and o.member_id in members})   # type: ignore[attr-defined]
+    others = [m for m in members if m not in own]
+    befores = list(dict.fromkeys(map(tuple, ([], early, own, early + own))))
+    afters = list(dict.fromkeys(map(tuple, [[]] + [[m] for m in others] + [others])))
+    out: list[Sequence_] = []
+    for before in befores:
+        for after in afters:
+            beats = [b.receive(i, owner(m), "Heartbeat", member_id=m, generation_id=group.generation_id)  # type: ignore
+                     for i, m in enumerate(before)]
+            move = Action("AdvanceClock", -1, op.deadline_ms + 1 - coord.now_ms)     # type: ignore[attr-defined]
+            then = [b.receive(len(before) + 1 + i, owner(m), "Heartbeat", member_id=m,
+                              generation_id=group.generation_id) for i, m in enumerate(after)]  # type: ignore
+            out.append(tuple(beats) + (move,) + tuple(then) + (Action("FireTimer", -1, op.seq),))  # type: ignore
+    return out
+
+
+def _is_target(op: object, kind: str, acting: str, ids: dict[str, str]) -> bool:
+    if kind == "ExpireHeartbeat":
+        return isinstance(op, DelayedHeartbeat) and ids.get(op.member_id) == acting
+    if kind == "ExpireJoin":
+        return isinstance(op, DelayedJoin)      # InitialDelayedJoin included
+    return isinstance(op, DelayedSync)
+
+
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "variations"]

@@ -12,7 +12,8 @@ widens the frontier), and every edge any try records is covered.
 What the abstraction forgets — whose heartbeat deadline comes first, how many heartbeat ops a member holds,
 a timer left due by the last clock move — can make an edge impossible from the runs kept so far; an edge that
 failed is tried again from each run of its source kept later (a later run is another concrete situation), and
-runs with fewer timers left due are preferred. A first pass tries each edge from one run, so that the
+runs with fewer timers left due and runs in a situation not kept yet (harness.puppets.situation: the order of
+the deadlines, how many heartbeat ops each member holds) are preferred. A first pass tries each edge from one run, so that the
 frontier moves out fast; the other runs are tried once the configuration has no new state left. Configurations take turns in proportion to the edges their maps still have uncovered.
 Deterministic for a seed: maps sorted, runs numbered in the order they are kept, request variants shuffled by
 ``random.Random`` seeded by (seed, run, edge), so a second pass goes on where the first stopped.
@@ -30,7 +31,7 @@ from typing import Generic, Sequence
 from core.actions import Action
 from explore.coverage import EdgeKey
 from explore.directed import R, Runs, abstract_kind
-from harness.puppets import moves, variations
+from harness.puppets import moves, situation
 from model.state import State
 
 #: concrete runs kept per (configuration, abstract state)
@@ -72,6 +73,7 @@ class _Kept(Generic[R]):
     number: int
     due: int             # timers left due (the clock cannot move until they fire): fewer is better
     run: R
+    sign: object = None  # its concrete situation behind the abstract state (harness.puppets.situation)
 
 
 class _Config(Generic[R]):
@@ -115,7 +117,8 @@ class _Sweep(Generic[R]):
         of one with more timers left due — or, with ``evict``, instead of one it picks (a new route's run)."""
         state = self.runs.state(run)
         self.result.states.add(state)
-        due = len(self.runs.world(run).coord.due_timers())
+        world = self.runs.world(run)
+        due, sign = len(world.coord.due_timers()), situation(world)
         kept = config.kept.get(state)
         if kept is None:
             kept = config.kept[state] = []
@@ -124,14 +127,19 @@ class _Sweep(Generic[R]):
         if via is not None and len(config.into.setdefault(state, {})) < INTO:
             config.into[state][via] = None
         if len(kept) >= self.keep_n:
-            worst = max(range(len(kept)), key=lambda i: (kept[i].due, kept[i].number))
+            signs = [k.sign for k in kept]
+            twins = [i for i, k in enumerate(kept) if signs.count(k.sign) > 1]
             if evict is not None:
                 worst = evict.randrange(len(kept))
-            elif kept[worst].due <= due:
-                return
+            elif sign not in signs and twins:      # a situation not kept yet, instead of a second copy of one
+                worst = max(twins, key=lambda i: (kept[i].due, kept[i].number))
+            else:
+                worst = max(range(len(kept)), key=lambda i: (kept[i].due, kept[i].number))
+                if kept[worst].due <= due:
+                    return
             del kept[worst]
         self.numbers += 1
-        kept.append(_Kept(self.numbers, due, self.runs.fork(run)))
+        kept.append(_Kept(self.numbers, due, self.runs.fork(run), sign))
         if state in config.processed:
             config.revisit[state] = None
 

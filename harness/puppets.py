@@ -250,4 +250,23 @@ def _is_target(op: object, kind: str, acting: str, ids: dict[str, str]) -> bool:
     return isinstance(op, DelayedSync)
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "variations"]
+def situation(world: World) -> tuple[object, ...]:
+    """What the abstract state forgets that decides which moves can realise an edge: the group's live timers in
+    deadline order, each as (op kind, its member's slot value, due now), equal deadlines grouped — so how many
+    heartbeat ops a member holds (0.10, §4.6), whose deadline comes first and which are due."""
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    if group is None:
+        return ()
+    ids = _ids(world)
+    now = coord.now_ms
+    ops = sorted((op.deadline_ms, type(op).__name__, ids.get(getattr(op, "member_id", ""), ""))
+                 for op in coord.timer.entries.values() if getattr(op, "group", None) is group)
+    out: list[tuple[object, ...]] = []
+    for deadline, kind, value in ops:
+        rank = len({d for d, _, _ in ops if d < deadline})
+        out.append((rank, kind, value, deadline < now))
+    return tuple(out)
+
+
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "situation", "variations"]

@@ -6,11 +6,12 @@ Phases, in order, each deterministic (counts derive from the budget, never from 
   explore    breadth-first exploration of every ordering at the CI scope (explore/scopes.py: 3 members,
              scope "basic", depth CI_DEPTH; shallower for small budgets), catalog + refinement on every edge;
   machines   the Hypothesis state machine under the `ci` settings (derandomized);
-  directed   a seeded search toward the abstract edges the walks left uncovered (kgc/directed.py): first novelty
-             walks from restored concrete states that reached an uncovered edge's source (explore/directed.py),
-             then, once those level off (STALL), paths planned in the abstract graph from the states they
-             kept to the nearest uncovered edges and realised step by step (explore/guided.py); catalog +
-             refinement every step;
+  directed   a seeded search toward the abstract edges the walks left uncovered (kgc/directed.py): first the map
+             sweep — per walk scope, puppet clients realise every edge of the scope's abstract map breadth first
+             (explore/sweep.py, harness/puppets.py) — then novelty walks of the walks' own clients from restored
+             concrete states that reached an uncovered edge's source (explore/directed.py), and once those level
+             off (STALL), paths planned in the abstract graph and realised step by step (explore/guided.py);
+             catalog + refinement every step;
   prove      the Z3 proofs of the abstract invariants (reference runs only: they are about the model).
 A phase stops at the first run with a violation; its counterexample is shrunk by delta debugging
 (Hypothesis shrinks its own; BFS counterexamples are already shortest) and reported. Checking a

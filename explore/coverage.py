@@ -69,8 +69,9 @@ _GROUP_LEVEL = frozenset({"OffsetCommit/simple"})
 NOT_REACHED = "not reached in budget"
 #: what the search knows of a reachable edge it did not cover (the reason column reads "NOT_REACHED: <this>")
 SOURCE_UNREACHED = "its source state was never reached"
-NOT_REALISED = "planned from a kept run of its source, never realised (the clients' timing or knowledge)"
-NOT_TRIED = "its source state was reached, no plan tried the edge"
+NOT_REALISED = ("tried from kept runs of its source, never realised (a concrete situation the abstract state does not "
+                "record: op counts, deadline order, what was stored)")
+NOT_TRIED = "its source state was reached, no search tried the edge"
 
 
 def edge_key(before: State, action: object, after: State) -> EdgeKey:

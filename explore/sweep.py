@@ -31,7 +31,7 @@ from typing import Generic, Sequence
 from core.actions import Action
 from explore.coverage import EdgeKey
 from explore.directed import R, Runs, abstract_kind
-from harness.puppets import moves, situation
+from harness.puppets import moves, probes, situation
 from model.state import State
 
 #: concrete runs kept per (configuration, abstract state)
@@ -110,6 +110,7 @@ class _Sweep(Generic[R]):
         self.open: list[int] = []                        # uncovered edges per configuration's map
         self.result: SweepResult[R] = SweepResult()
         self.numbers = 0
+        self.probed: set[State] = set()
 
     def keep(self, config: _Config[R], run: R, via: EdgeKey | None = None, evict: random.Random | None = None
              ) -> None:
@@ -178,7 +179,7 @@ class _Sweep(Generic[R]):
                     return self.result.failed is None
         return False
 
-    def try_one(self, config: _Config[R], run: R, sequence: Sequence[Action], edge: EdgeKey,
+    def try_one(self, config: _Config[R], run: R, sequence: Sequence[Action], edge: EdgeKey | None,
                 evict: random.Random | None = None) -> R | None:
         """The fork of ``run`` that took ``sequence`` if it realised ``edge`` exactly (kept either way when it
         reached another state)."""
@@ -204,6 +205,7 @@ class _Sweep(Generic[R]):
         if first:
             state = config.queue.popleft()
             config.processed.add(state)
+            self.probe(config, state)
             edges = [e for e in config.out.get(state, ()) if not (e in self.covered and e[2] in config.kept)]
         elif config.revisit:
             state = next(iter(config.revisit))
@@ -222,6 +224,18 @@ class _Sweep(Generic[R]):
             if self.result.failed is not None:
                 return
 
+
+    def probe(self, config: _Config[R], state: State) -> None:
+        """Once per abstract state (over all configurations): each request of ``harness.puppets.probes`` from a run
+        of it — the answers no map edge asks for, checked by the labelled refinement like every step."""
+        if state in self.probed:
+            return
+        self.probed.add(state)
+        run = config.kept[state][0].run
+        for sequence in probes(self.runs.world(run)):
+            self.try_one(config, run, sequence, None)
+            if self.result.failed is not None:
+                return
 
     def wanted(self, config: _Config[R], edge: EdgeKey) -> bool:
         """Uncovered, or the way into a state this configuration has not reached that has uncovered edges of its

@@ -250,6 +250,37 @@ def _is_target(op: object, kind: str, acting: str, ids: dict[str, str]) -> bool:
     return isinstance(op, DelayedSync)
 
 
+def probes(world: World) -> list[Sequence_]:
+    """One request of each kind the model answers in this state, for one member id of each slot value: a heartbeat,
+    a commit and a SyncGroup with the group's generation and a heartbeat with the one before (stale), a JoinGroup
+    with unchanged metadata; and a heartbeat from an unknown member id, a JoinGroup with a session timeout below
+    the minimum. Most change nothing — the model's refusals and answers (SPEC.md §3.8-§3.9) — so no edge of the
+    map asks for them; the labelled refinement checks each answer (error, generation, shape, parked or not)."""
+    coord, scope = world.coord, world.scope
+    view = coord.describe(world.group_id)
+    b = _Builder(world)
+    gen = view.generation_id if view is not None else NO_GENERATION
+    out: list[Sequence_] = [
+        (b.receive(0, 0, "Heartbeat", member_id="c0-999999", generation_id=max(gen, 0)),),
+        (b.join(0, 0, "", coord.config.group_min_session_timeout_ms - 1, 1000, "consumer", _protocols(0)),)]
+    if view is None:
+        return out
+    firsts: dict[str, str] = {}
+    for mid, value in sorted(_ids(world).items()):
+        firsts.setdefault(value, mid)
+    for value, mid in sorted(firsts.items()):
+        c, member = owner(mid), view.members.get(mid)
+        out.append((b.receive(0, c, "Heartbeat", member_id=mid, generation_id=gen),))
+        out.append((b.receive(0, c, "Heartbeat", member_id=mid, generation_id=gen - 1),))
+        out.append((b.receive(0, c, "SyncGroup", member_id=mid, generation_id=gen),))
+        if scope.commits:
+            out.append((b.receive(0, c, "OffsetCommit", member_id=mid, generation_id=gen, offsets=(("t-0", 1),)),))
+        if member is not None:
+            out.append((b.join(0, c, mid, member.session_timeout_ms, member.rebalance_timeout_ms,
+                               view.protocol_type or "consumer", member.protocols),))
+    return out
+
+
 def situation(world: World) -> tuple[object, ...]:
     """What the abstract state forgets that decides which moves can realise an edge: the group's live timers in
     deadline order, each as (op kind, its member's slot value, due now), equal deadlines grouped — so how many
@@ -269,4 +300,4 @@ def situation(world: World) -> tuple[object, ...]:
     return tuple(out)
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "situation", "variations"]
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "situation", "variations"]

@@ -82,7 +82,7 @@ PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
 #: (bench/results/coverage-guided-2026-11-25.md)
 STALL = (4000, 140)
 #: the map sweep's steps at a profile share of 150 s (explore/sweep.py; puppet clients, every step checked)
-SWEEP_STEPS = 60000
+SWEEP_STEPS = 80000
 #: what the sweep's puppets stand for: any well-formed request at any time, as an adversarial client sends
 PUPPET_KINDS = ("adversarial",)
 
@@ -132,7 +132,7 @@ class Plan:
         scale = max(budget_s, 10.0) / 150.0
         return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)),
                     explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2,
-                    directed_steps=round(40000 * scale), sweep_steps=round(SWEEP_STEPS * scale))
+                    directed_steps=round(20000 * scale), sweep_steps=round(SWEEP_STEPS * scale))
 
 
 @dataclass

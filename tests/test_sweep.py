@@ -10,7 +10,7 @@ from explore.coverage import scope_edges
 from explore.directed import Runs
 from explore.sweep import parse_label, sweep
 from harness.external import WireRequest
-from harness.puppets import KINDS, moves, owner, variations
+from harness.puppets import KINDS, moves, owner, probes, variations
 from harness.replay import replay
 from harness.world import World
 from kgc.directed import Coverage, _state, fork, profile_map, report, run_edges, swept
@@ -111,3 +111,29 @@ def test_a_violation_is_returned_with_its_run_and_its_trace_replays() -> None:
     assert trace.scope["clients"] == list(KINDS) and any(s.action.kind == "Receive" for s in trace.steps)
     json.dumps(trace.to_json())
     replay(trace)    # puppet steps are Receive actions with their whole request: the trace re-executes bit for bit
+
+
+def test_every_reached_state_is_probed_with_the_answers_no_edge_asks_for() -> None:
+    """commit-in-completing-rebalance-accepted answers a commit in CompletingRebalance with NONE: the answer
+    changes no state, so no edge of the map is that request; the probes send it from every state reached."""
+    edges = scope_edges("3.9", CHURN, PUPPET_KINDS)
+    found = sweep(_runs("3.9", [CHURN], mutant="commit-in-completing-rebalance-accepted"), [edges], set(), 3000, 0)
+    assert found.failed is not None and found.steps < 500
+    named = "commit-in-completing-rebalance-answers-rebalance-in-progress"
+    assert any(v.property == named for v in found.failed.violations)
+
+
+def test_probes_ask_each_slot_value_for_each_answer() -> None:
+    world = World("3.9", CHURN, clients=KINDS, record=True)
+    run = CheckedRun(world)
+    assert [(_wire(s[0]).api, _wire(s[0]).member_id) for s in probes(world)] == [
+        ("Heartbeat", "c0-999999"), ("JoinGroup", "")]            # no group yet: an unknown member, a bad session
+    assert _wire(probes(world)[1][0]).session_timeout_ms < world.coord.config.group_min_session_timeout_ms
+    for kind, acting in (("JoinGroup/new-pending", "-"), ("JoinGroup/known", "Pw")):
+        for action in moves(world, kind, acting, "")[0]:
+            run.step(action)
+    sent = [(_wire(s[0]).api, _wire(s[0]).member_id, _wire(s[0]).generation_id) for s in probes(world)[2:]]
+    member = sent[0][1]
+    gen = world.coord.describe(world.group_id).generation_id
+    assert sent == [("Heartbeat", member, gen), ("Heartbeat", member, gen - 1), ("SyncGroup", member, gen),
+                    ("OffsetCommit", member, gen), ("JoinGroup", member, -1)]

@@ -242,7 +242,7 @@ class CoverageReport:
 def measure(cmap: CoverageMap, states: set[State], edges: set[EdgeKey], tried: Set[EdgeKey] = frozenset()
             ) -> CoverageReport:
     """Compare what the steps covered (unpadded states, ``edge_key`` edges) with the map; ``tried``: the edges a
-    planned search went for (explore/guided.py), which tells an uncovered edge's reason apart."""
+    sweep went for (explore/sweep.py), which tells an uncovered edge's reason apart."""
     covered = edges & cmap.reachable_edges
     rows = [(b.short(), a, t.short(), _not_reached((b, a, t), states, tried))
             for b, a, t in cmap.reachable_edges - covered]

@@ -18,7 +18,7 @@ frontier moves out fast; the other runs are tried once the configuration has no 
 Deterministic for a seed: maps sorted, runs numbered in the order they are kept, request variants shuffled by
 ``random.Random`` seeded by (seed, run, edge), so a second pass goes on where the first stopped.
 
-Runs are the caller's checked runs (explore/directed.py ``Runs``): catalog + refinement check every step of
+Runs are the caller's checked runs (explore/runs.py ``Runs``): catalog + refinement check every step of
 every try, so a violation found here is reported (and shrunk) like any other and ends the sweep.
 """
 from __future__ import annotations
@@ -30,7 +30,7 @@ from typing import Generic, Sequence
 
 from core.actions import Action
 from explore.coverage import EdgeKey
-from explore.directed import R, Runs, abstract_kind
+from explore.runs import R, Runs, abstract_kind
 from harness.puppets import moves, probes, situation
 from model.state import State
 
@@ -84,6 +84,7 @@ class _Config(Generic[R]):
         self.out: dict[State, list[EdgeKey]] = {}
         for edge in sorted(edges, key=_order):
             self.out.setdefault(edge[0], []).append(edge)
+        self.states = {e[0] for e in edges} | {e[2] for e in edges}     # the map's states (others are not kept)
         self.kept: dict[State, list[_Kept[R]]] = {}
         self.queue: deque[State] = deque()
         self.attempts: dict[EdgeKey, dict[int, int]] = {}   # edge -> kept run number -> candidates tried from it
@@ -118,6 +119,8 @@ class _Sweep(Generic[R]):
         of one with more timers left due — or, with ``evict``, instead of one it picks (a new route's run)."""
         state = self.runs.state(run)
         self.result.states.add(state)
+        if state not in config.states and config.kept:
+            return          # beyond the map (a third pending append, a fourth member): nothing to sweep from there
         world = self.runs.world(run)
         due, sign = len(world.coord.due_timers()), situation(world)
         kept = config.kept.get(state)

@@ -1,4 +1,4 @@
-"""The gate's coverage of the abstract graph and its directed phase (explore/directed.py over checked runs).
+"""The gate's coverage of the abstract graph and its directed phase: the map sweep (explore/sweep.py) over checked runs.
 
 ``fork`` copies a CheckedRun so that a search can continue from a concrete state many times: the world
 is restored from its canonical snapshot (its recorded steps shared, they are immutable), the checker's
@@ -12,15 +12,14 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from explore.coverage import CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure, scope_edges
-from explore.directed import DirectedResult, Runs, directed_search
-from explore.guided import GuidedResult, guided_search
+from explore.runs import Runs
 from explore.sweep import SweepResult, sweep
 from explore.space import unpadded
 from harness.abstraction import abstract
 from harness.puppets import KINDS as PUPPETS
 from harness.refinement import RefinementChecker
 from harness.scope import Scope
-from harness.world import World, client_kinds
+from harness.world import World
 from kgc.runs import CheckedRun
 from model.state import State
 from properties.observation import observe
@@ -67,7 +66,7 @@ class Coverage:
 
     states: set[State]
     edges: set[EdgeKey]
-    tried: set[EdgeKey] = field(default_factory=set)   # edges the planned search went for (their reason)
+    tried: set[EdgeKey] = field(default_factory=set)   # edges the sweep went for (their uncovered reason)
 
     def add(self, run: CheckedRun) -> None:
         self.states |= run_states(run)
@@ -80,31 +79,6 @@ def profile_map(profile: str, scopes: dict[str, Scope], kinds: tuple[str, ...]) 
 
 def report(cmap: CoverageMap, cov: Coverage) -> CoverageReport:
     return measure(cmap, cov.states, cov.edges, cov.tried)
-
-
-def directed(starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int,
-             stall: tuple[int, int] | None = None) -> DirectedResult[CheckedRun]:
-    """Run the directed search toward ``cmap``'s reachable edges not in ``cov``; adds what it covers to ``cov``."""
-    runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,
-                                  edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world)
-    found = directed_search(runs, cmap.reachable_edges, cov.edges, steps, seed, stall=stall)
-    cov.edges |= found.edges
-    cov.states |= found.states
-    return found
-
-
-def guided(profile: str, configs: Sequence[tuple[Scope, int | tuple[str, ...]]],
-           starts: Sequence[Callable[[], CheckedRun]], cmap: CoverageMap, cov: Coverage, steps: int, seed: int,
-           kept: dict[tuple[int, State], list[CheckedRun]] | None = None) -> GuidedResult[CheckedRun]:
-    """The model-guided search (explore/guided.py) toward ``cmap``'s reachable edges not in ``cov``; adds to ``cov``."""
-    runs: Runs[CheckedRun] = Runs(starts=starts, fork=fork, enabled=lambda r: r.world.enabled(), state=_state,
-                                  edges=run_edges, failed=lambda r: bool(r.violations), world=lambda r: r.world)
-    maps = [scope_edges(profile, scope, client_kinds(clients)) & cmap.reachable_edges for scope, clients in configs]
-    found = guided_search(runs, maps, cov.edges, steps, seed, kept)
-    cov.edges |= found.edges
-    cov.tried |= found.tried
-    cov.states |= found.states
-    return found
 
 
 def swept(profile: str, scopes: Sequence[Scope], kinds: tuple[str, ...], cmap: CoverageMap, cov: Coverage,
@@ -125,4 +99,4 @@ def swept(profile: str, scopes: Sequence[Scope], kinds: tuple[str, ...], cmap: C
     return found
 
 
-__all__ = ["guided", "swept", "Coverage", "directed", "fork", "profile_map", "report", "run_edges", "run_states"]
+__all__ = ["swept", "Coverage", "fork", "profile_map", "report", "run_edges", "run_states"]

@@ -6,12 +6,10 @@ Phases, in order, each deterministic (counts derive from the budget, never from 
   explore    breadth-first exploration of every ordering at the CI scope (explore/scopes.py: 3 members,
              scope "basic", depth CI_DEPTH; shallower for small budgets), catalog + refinement on every edge;
   machines   the Hypothesis state machine under the `ci` settings (derandomized);
-  directed   a seeded search toward the abstract edges the walks left uncovered (kgc/directed.py): first the map
-             sweep — per walk scope, puppet clients realise every edge of the scope's abstract map breadth first
-             (explore/sweep.py, harness/puppets.py) — then novelty walks of the walks' own clients from restored
-             concrete states that reached an uncovered edge's source (explore/directed.py), and once those level
-             off (STALL), paths planned in the abstract graph and realised step by step (explore/guided.py);
-             catalog + refinement every step;
+  directed   the map sweep toward the abstract edges the walks left uncovered (kgc/directed.py): per walk
+             scope, puppet clients realise every edge of the scope's abstract map breadth first and probe each
+             state reached with the answers no edge asks for (explore/sweep.py, harness/puppets.py); catalog +
+             refinement every step;
   prove      the Z3 proofs of the abstract invariants (reference runs only: they are about the model).
 A phase stops at the first run with a violation; its counterexample is shrunk by delta debugging
 (Hypothesis shrinks its own; BFS counterexamples are already shortest) and reported. Checking a
@@ -35,7 +33,7 @@ from harness.scope import Scope
 from harness.world import World
 from impl.mutants import get_mutant
 from explore.coverage import CoverageReport
-from kgc.directed import Coverage, directed, guided, profile_map, report, swept
+from kgc.directed import Coverage, profile_map, report, swept
 from kgc.runs import CheckedRun, Found, shrink
 from model.releases import fact
 from properties.catalog import for_profile
@@ -76,11 +74,6 @@ RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "reload": (WALK_SCOPES["partition"], ("java", "java", "adversarial")),
 }
 PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
-#: when the directed phase's novelty walks give way to planned paths (explore/guided.py): once a stretch of 4,000
-#: steps covered fewer than 140 new reachable edges (0.035 an edge a step, about what the planner gets from the
-#: states the walks kept). The walks find many states; the planner takes the uncovered edges nearest to them.
-#: (bench/results/coverage-guided-2026-11-25.md)
-STALL = (4000, 140)
 #: the map sweep's steps at a profile share of 150 s (explore/sweep.py; puppet clients, every step checked)
 SWEEP_STEPS = 80000
 #: what the sweep's puppets stand for: any well-formed request at any time, as an adversarial client sends
@@ -124,7 +117,6 @@ class Plan:
     walk_steps: int
     machine_examples: int
     explore_depth: int = CI_DEPTH
-    directed_steps: int = 0
     sweep_steps: int = 0
 
     @staticmethod
@@ -132,7 +124,7 @@ class Plan:
         scale = max(budget_s, 10.0) / 150.0
         return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)),
                     explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2,
-                    directed_steps=round(20000 * scale), sweep_steps=round(SWEEP_STEPS * scale))
+                    sweep_steps=round(SWEEP_STEPS * scale))
 
 
 @dataclass
@@ -225,37 +217,19 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Cov
 
 def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage
                    ) -> tuple[PhaseResult, Found | None]:
-    """Toward the uncovered reachable edges, from every walk configuration (explore/directed.py)."""
-    def start(scope: Scope, clients: int | tuple[str, ...]) -> Callable[[], CheckedRun]:
-        return lambda: CheckedRun(World(profile, scope, clients=clients, seed=seed, record=True, mutant=mutant))
-    configs = [(scope, clients) for scope in WALK_SCOPES.values() for clients in WALK_CLIENTS]
-    starts = [start(scope, clients) for scope, clients in configs]
+    """Toward the uncovered reachable edges: the map sweep of every walk scope with puppet clients
+    (explore/sweep.py)."""
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
-    mapped = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, plan.sweep_steps, seed, mutant)
-    if mapped.failed is not None:
-        run = mapped.failed
-        scope_name = next(n for n, s in WALK_SCOPES.items() if s == run.world.scope)
-        result = PhaseResult("directed", runs=mapped.tries, steps=mapped.steps,
-                             note=f"map sweep {scope_name}: a violation")
-        return result, run.result(f"directed sweep {scope_name} puppets seed {seed}", _preferred(mutant))
-    swept_edges = len(cov.edges & cmap.reachable_edges) - before
-    found = directed(starts, cmap, cov, plan.directed_steps, seed, stall=STALL)
-    planned = None
-    if found.failed is None and found.stalled:
-        planned = guided(profile, configs, starts, cmap, cov, plan.directed_steps - found.steps, seed, found.pool)
-        found.steps += planned.steps
-        found.failed = planned.failed
-    kept = planned.kept_states if planned is not None else found.kept_states
-    result = PhaseResult("directed", runs=mapped.tries + found.walks + (planned.rounds if planned is not None else 0),
-                         steps=mapped.steps + found.steps,
-                         note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges "
-                              f"({swept_edges:,} by the map sweep), {kept:,} states kept")
+    found = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, plan.sweep_steps, seed, mutant)
+    result = PhaseResult("directed", runs=found.tries, steps=found.steps,
+                         note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "
+                              f"{found.kept_states:,} states kept")
     if found.failed is None:
         return result, None
     run = found.failed
     scope_name = next(n for n, s in WALK_SCOPES.items() if s == run.world.scope)
-    return result, run.result(f"directed {scope_name} {run.world.kinds} seed {seed}", _preferred(mutant))
+    return result, run.result(f"directed sweep {scope_name} puppets seed {seed}", _preferred(mutant))
 
 
 def explore_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:

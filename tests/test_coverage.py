@@ -12,7 +12,7 @@ from kgc.directed import Coverage, fork, profile_map, report
 from kgc.gate import WALK_KINDS, WALK_SCOPES, Plan, directed_phase, walk_phase
 from kgc.runs import CheckedRun
 
-SMALL = Plan(walk_seeds=1, walk_steps=400, machine_examples=0, directed_steps=4800)
+SMALL = Plan(walk_seeds=1, walk_steps=400, machine_examples=0, sweep_steps=4800)
 #: about the same number of steps spent on walks alone (2 seeds x 13 configurations x 400 steps on 0.10.0)
 WALKS_ONLY = Plan(walk_seeds=2, walk_steps=400, machine_examples=0)
 

@@ -80,17 +80,22 @@ from properties.reads import unchanged_by_equal_calls, unchanged_by_quiet_steps
 from explore.verdicts import Entry, Verdicts
 
 __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
-           "independent", "unpadded"]
+           "independent", "route_of", "unpadded"]
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
 CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
 STATES_CACHE = 1 << 14        # entries of Expander._states (a coordinator state each, shared with the nodes)
-ABSTRACT, WHY, CHECK, EDGE = "abstract", "why", "check", "edge"   # what the Expander keeps in a harness.calls.Call
+ABSTRACT, WHY, CHECK, EDGE, ROUTE = "abstract", "why", "check", "edge", "route"   # what it keeps in a harness.calls.Call
 
 
 def fingerprint(node: bytes) -> int:
     """63 bits of blake2b: a non-negative int64, the key both engines partition and dedup by."""
     return int.from_bytes(blake2b(node, digest_size=8).digest(), "little") & FP_MASK
+
+
+def route_of(coord_state: tuple[Any, ...]) -> int:
+    """A node's route (``Expansion.routes``): 63 bits of its coordinator state's digest, the same in every process."""
+    return fingerprint(_dumps(coord_state))
 
 
 @dataclass(frozen=True)
@@ -154,6 +159,9 @@ class Expansion:
     witnesses: set[str] = field(default_factory=set)
     abstract_states: set[State] = field(default_factory=set)
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
+    #: per child (when ``Expander.route_children``): ``route_of`` its coordinator state, which explore/workers.py
+    #: deals nodes to processes by
+    routes: list[int] = field(default_factory=list)
 
 
 class _Reads:
@@ -161,12 +169,13 @@ class _Reads:
     of a node (its requests in flight aside), the labelled capture per partition, and per monitor run state the
     verdicts of a step that does not call the coordinator."""
 
-    __slots__ = ("observation", "captures", "quiet")
+    __slots__ = ("observation", "captures", "quiet", "route")
 
     def __init__(self) -> None:
         self.observation: Observation | None = None
         self.captures: dict[str, Before] = {}
         self.quiet: dict[tuple[bytes, ...], Entry] = {}
+        self.route: int | None = None
 
 
 def _dumps(value: Any) -> bytes:
@@ -197,6 +206,8 @@ class Expander:
     #: tests switch them off
     reuse_quiet = True
     memo_calls = True
+    #: fill ``Expansion.routes`` (explore/workers.py switches it on)
+    route_children = False
 
     def __init__(self, spec: ExploreSpec) -> None:
         self.spec = spec
@@ -357,7 +368,28 @@ class Expander:
             if result is not None:
                 child = self._node(result[0], result[1], result[3])
                 out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
+                if self.route_children:
+                    out.routes.append(self._route())
         return out
+
+    def _route(self) -> int:
+        """``route_of`` the coordinator state of the world just stepped to: once per coordinator state the node's
+        nodes share (a step that does not call the coordinator keeps it), once per memoised call."""
+        world = self.world
+        if not world.touched_coordinator:
+            here = self._here
+            if here is None:
+                return route_of(world.coordinator_state())
+            if here.route is None:
+                here.route = route_of(world.coordinator_state())
+            return here.route
+        call = world.last_call
+        if call is None:
+            return route_of(world.coordinator_state())
+        route = call.derived.get(ROUTE)
+        if route is None:
+            route = call.derived[ROUTE] = route_of(world.coordinator_state())
+        return route
 
     def step_one(self, node: bytes, index: int, out: Expansion | None = None
                  ) -> tuple[int, bytes | None, list[tuple[str, int, str]]]:

@@ -1,0 +1,119 @@
+"""The local engine's worker processes (explore/workers.py): dealing a level by route, the order chunks are
+absorbed in, and whole searches that must equal one process's — with the pool engaged from the first level
+and small chunks, so that every level is split and absorbed out of frontier order."""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, replace
+from pathlib import Path
+
+import pytest
+
+from explore import workers
+from explore.local import bfs
+from explore.scopes import get_scope
+from explore.space import Expander, ExploreSpec
+from explore.workers import WorkerFailed, chunk_order, deal
+
+SPECS = [
+    ExploreSpec("3.9", 3, 8, get_scope("basic"), mutant="generation-not-bumped"),
+    ExploreSpec("3.9", 2, 7, get_scope("faults"), mutant="leader-not-reelected"),
+    ExploreSpec("0.10.0", 2, 8, get_scope("crashes"), mutant="fresh-heartbeat-completes-at-birth"),
+    ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
+    ExploreSpec("0.10.0", 2, 7, get_scope("basic"), mutant="delayed-op-completes-twice"),
+    ExploreSpec("3.9", 2, 5, replace(get_scope("basic"), append_mode="deferred", timed=True),
+                clients=("java", "adversarial")),
+]
+
+
+def _ids(s: ExploreSpec) -> str:
+    return f"{s.profile}-{s.members}-{s.mutant}-{s.por}-{'-'.join(s.kinds)}"
+
+
+def _summary(result) -> dict:  # type: ignore[no-untyped-def]
+    """Everything a search reports but its timings (levels, violations with paths and messages, witnesses,
+    coverage)."""
+    return {k: v for k, v in asdict(result).items() if k not in ("seconds", "level_seconds", "spec")}
+
+
+@pytest.fixture
+def split_everything(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every level goes to the pool, in chunks of 3 nodes."""
+    monkeypatch.setattr(workers, "SMALL_LEVEL", 0)
+    monkeypatch.setattr(workers, "CHUNK", 3)
+
+
+# --- dealing -----------------------------------------------------------------------------------------
+def test_a_route_goes_to_one_process_and_shares_follow_the_weights() -> None:
+    routes = [r % 37 for r in range(1000)]
+    owner: dict[int, int] = {}
+    shares = deal(routes, owner, [1.0, 1.0])
+    assert sorted(p for share in shares for p in share) == list(range(1000))
+    for route in set(routes):
+        assert len({p for p, share in enumerate(shares) for i in share if routes[i] == route}) == 1
+    assert abs(len(shares[0]) - len(shares[1])) <= 2 * 28     # within two routes of even
+    assert deal(routes, dict(owner), [1.0, 1.0]) == shares     # deterministic, and stable once dealt
+
+
+def test_a_route_stays_with_its_process_unless_that_overloads_it() -> None:
+    owner = {5: 1, 6: 1}
+    shares = deal([5, 5, 6, 7, 8], owner, [1.0, 1.0])
+    assert owner[5] == 1 and set(shares[1]) >= {0, 1}
+    crowded = {r: 0 for r in range(10)}
+    deal(list(range(10)), crowded, [1.0, 1.0])
+    assert sorted(crowded.values()).count(1) >= 4             # half of them moved to the idle process
+
+
+def test_chunks_cover_every_position_once_ranked_by_progress_through_their_share() -> None:
+    shares = [list(range(0, 40, 2)), list(range(1, 40, 2)), []]
+    chunks = chunk_order(shares)
+    assert sorted(i for _p, piece in chunks for i in piece) == list(range(40))
+    ends = {}
+    for rank, (p, piece) in enumerate(chunks):
+        assert piece == sorted(piece) and ends.get(p, -1) < piece[0]   # each share in its own order
+        ends[p] = piece[-1]
+        assert rank == 0 or len(piece) <= workers.CHUNK
+
+
+# --- whole searches ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("spec", SPECS, ids=_ids)
+def test_two_and_three_processes_report_what_one_reports(spec: ExploreSpec, split_everything: None) -> None:
+    one = bfs(spec)
+    assert _summary(bfs(spec, workers=2)) == _summary(one)
+    assert _summary(bfs(spec, workers=3)) == _summary(one)
+    if spec.mutant:
+        assert one.violations       # the comparison is about something
+
+
+def test_the_next_frontier_is_the_same_on_every_run(split_everything: None, tmp_path: Path) -> None:
+    """Absorbed out of frontier order, yet in an order fixed by the frontier and the routes: the checkpoints of
+    two runs hold the same frontier, node for node and in the same order."""
+    spec = ExploreSpec("3.9", 3, 9, get_scope("basic"))
+    frontiers = []
+    for run in ("a", "b"):
+        bfs(spec, checkpoint_dir=tmp_path / run, stop_after_level=8, workers=2)
+        frontiers.append(json.loads((tmp_path / run / "checkpoint.json").read_text())["frontier"])
+    assert frontiers[0] == frontiers[1] and len(frontiers[0]) > 100
+
+
+def test_a_resumed_search_ends_as_one_run(split_everything: None, tmp_path: Path) -> None:
+    spec = ExploreSpec("3.9", 2, 8, get_scope("faults"), mutant="leader-not-reelected")
+    bfs(spec, checkpoint_dir=tmp_path, stop_after_level=5, workers=2)
+    resumed = bfs(spec, checkpoint_dir=tmp_path, resume=True, workers=2)
+    assert resumed.counts() == bfs(spec).counts()
+
+
+def test_a_worker_that_dies_ends_the_search_with_a_sentence(split_everything: None,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    parent, expand = os.getpid(), Expander.expand
+
+    def dying(self: Expander, node: bytes, sleep=None):  # type: ignore[no-untyped-def]
+        if os.getpid() != parent:
+            os._exit(3)
+        return expand(self, node, sleep)
+
+    monkeypatch.setattr(Expander, "expand", dying)
+    monkeypatch.setattr(workers, "POLL_S", 0.2)
+    with pytest.raises(WorkerFailed, match=r"worker 1 \(exit code 3\) ended during the search"):
+        bfs(ExploreSpec("3.9", 2, 6, get_scope("basic")), workers=2)

@@ -66,6 +66,7 @@ from explore.canonical import canonical
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
+from harness.calls import MEMO_STATES, Recent
 from harness.labels import Before, capture, mismatch, predicted_error, rebase, stale_completion
 from harness.refinement import model_edge
 from harness.scope import Scope
@@ -83,9 +84,9 @@ __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINE
            "independent", "route_of", "unpadded"]
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
-CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
-STATES_CACHE = 1 << 14        # entries of Expander._states (a coordinator state each, shared with the nodes)
-ABSTRACT, WHY, CHECK, EDGE, ROUTE = "abstract", "why", "check", "edge", "route"   # what it keeps in a harness.calls.Call
+CANONICAL_CACHE = 1 << 18     # young entries of Expander._canonical (~100 bytes each; harness.calls.Recent)
+STATES_CACHE = 1 << 14        # young entries of Expander._states (a coordinator state each, shared with the nodes)
+ABSTRACT, WHY, CHECK, EDGE, ROUTE = "abstract", "why", "check", "edge", "route"   # what it keeps in a calls.Call
 
 
 def fingerprint(node: bytes) -> int:
@@ -222,13 +223,13 @@ class Expander:
         # fixed for this Expander's life (the class defaults when it was made)
         self.reuse_quiet, self.memo_calls = self.reuse_quiet, self.memo_calls
         if self.memo_calls:
-            self.world.call_memo = {}      # harness/calls.py
+            self.world.call_memo = Recent(MEMO_STATES)      # harness/calls.py
         by_name = {p.name: p for p in props}
         self._quiet_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
                                         unchanged_by_quiet_steps)
         self._call_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
                                        unchanged_by_equal_calls)
-        self._states: dict[tuple[Any, ...], _Reads] = {}     # coordinator state -> what was read from it
+        self._states: Recent[tuple[Any, ...], _Reads] = Recent(STATES_CACHE)   # coordinator state -> what was read
         self._here: _Reads | None = None                     # of the node loaded now (see _at_node)
         self._quiet_entry: Entry | None = None
         self._node_monitors: tuple[bytes, ...] = ()
@@ -236,7 +237,7 @@ class Expander:
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State, bool]] = {}
         self._quiet_edge: tuple[State, AbstractAction | None, State, State, State, bool] | None = None   # see _refine
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
-        self._canonical: dict[bytes, bytes] = {}    # raw world digest -> canonical world digest (see _key)
+        self._canonical: Recent[bytes, bytes] = Recent(CANONICAL_CACHE)   # raw world digest -> canonical digest (_key)
         root_state = self.world.to_state()
         root_bytes = _dumps(root_state)
         self.root = self._node(root_bytes, False)
@@ -271,8 +272,6 @@ class Expander:
         raw = blake2b(world_bytes, digest_size=16).digest()
         canon = self._canonical.get(raw)
         if canon is None:
-            if len(self._canonical) >= CANONICAL_CACHE:
-                self._canonical.clear()
             canon = self._canonical[raw] = blake2b(_dumps(canonical(world_state)), digest_size=16).digest()
         # _node has just set _monitor_states to what the monitors hold in ``node``
         return fingerprint(_dumps((canon, had_error, self._monitor_states)))
@@ -294,8 +293,6 @@ class Expander:
         coord_state = self.world.coordinator_state()
         here = self._states.get(coord_state)
         if here is None:
-            if len(self._states) >= STATES_CACHE:
-                self._states.clear()
             here = self._states[coord_state] = _Reads()
         self._here = here
 

@@ -34,7 +34,7 @@ What is *not* relabelled, and why:
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 # positions in the plain-data snapshots this module reads (harness/world.py, harness/clients.py,
 # harness/messages.py, impl/snapshot.py); tests/test_explore_canonical.py pins them on real states
@@ -146,6 +146,35 @@ def _relabel_client(c: tuple[Any, ...], ranks: dict[int, int]) -> tuple[Any, ...
     return tuple(out)
 
 
+class _ZeroCorrs:
+    """One client's corr map in ``corr_blind``: every corr maps to 0."""
+
+    def __getitem__(self, _corr: int) -> int:
+        return 0
+
+
+class _EveryClient:
+    """``corr_maps``' list in ``corr_blind``: every client's map is ``_ZeroCorrs``."""
+
+    def __getitem__(self, _client: int) -> _ZeroCorrs:
+        return _ZERO_CORRS
+
+
+_ZERO_CORRS = _ZeroCorrs()
+_BLIND = cast("list[dict[int, int]]", _EveryClient())
+
+
+def corr_blind(coord: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A coordinator state with the corr of every parked request set to 0. Two worlds with equal canonical forms
+    have coordinator states that differ at most in those corrs, so this is a function of a node's fingerprint
+    (explore/space.py ``route_of``, which the Spark engine partitions by); a state of another shape is returned
+    as it is (then the fingerprint is of the raw state, and so is this)."""
+    try:
+        return _relabel_coord(coord, _BLIND) if _parked(coord) else coord
+    except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape
+        return coord
+
+
 def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
     """``state`` (``World.to_state()``) with every client's corrs relabelled (see the module doc); a state
     of another shape is returned unchanged (no reduction, still exact)."""
@@ -160,4 +189,4 @@ def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
             new_net, partition)
 
 
-__all__ = ["canonical", "corr_maps"]
+__all__ = ["canonical", "corr_blind", "corr_maps"]

@@ -62,7 +62,7 @@ from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
-from explore.canonical import canonical
+from explore.canonical import canonical, corr_blind
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
@@ -95,8 +95,10 @@ def fingerprint(node: bytes) -> int:
 
 
 def route_of(coord_state: tuple[Any, ...]) -> int:
-    """A node's route (``Expansion.routes``): 63 bits of its coordinator state's digest, the same in every process."""
-    return fingerprint(_dumps(coord_state))
+    """A node's route (``Expansion.routes``): 63 bits of the digest of its coordinator state with the corrs of parked
+    requests blinded (``corr_blind``), the same in every process and a function of the node's fingerprint — nodes
+    with one fingerprint have one route, so the Spark engine can deduplicate in the partition a route picks."""
+    return fingerprint(_dumps(corr_blind(coord_state)))
 
 
 @dataclass(frozen=True)
@@ -242,6 +244,7 @@ class Expander:
         root_bytes = _dumps(root_state)
         self.root = self._node(root_bytes, False)
         self.root_fp = self._key(root_state, root_bytes, False, self.root)   # canonical when reducing
+        self.root_route = route_of(root_state[0])
         # the abstract image of the initial state, for coverage (empty when it has none)
         self.root_abstract_states: frozenset[State] = frozenset()
         root: list[Violation] = []

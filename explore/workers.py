@@ -28,7 +28,7 @@ from explore.space import Expander, Expansion
 
 CHUNK = 32            # nodes per chunk: one expansion pickles to ~5 KB (NOTES-perf.md), a chunk to ~160 KB
 SMALL_LEVEL = 96      # a level with fewer nodes is expanded by the parent alone (a message costs more than it saves)
-PARENT_WEIGHT = 0.95  # the parent's share against a worker's: it also absorbs every expansion (balanced by instruction counts)
+PARENT_WEIGHT = 0.95  # the parent's share against a worker's: it also absorbs (0.95 balanced instruction counts)
 SLACK = 1.05          # a route stays with its process while that process's share stays under 105 % of its target
 POLL_S = 5.0          # how often a waiting parent checks that its workers are alive
 

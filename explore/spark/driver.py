@@ -24,23 +24,26 @@ DRIVER_BELOW = 2048
 
 def driver_levels(spec: ExploreSpec, ex: Expander, result: ExploreResult, coverage: tuple[set[State], set],
                   below: int, stop: Callable[[int], bool], progress: Callable[[Progress], None] | None,
-                  checkpoint: tuple[str, int] | None, start: float) -> tuple[int, set[int], dict[int, list]]:
+                  checkpoint: tuple[str, int] | None, start: float) -> tuple[int, dict[int, int], dict[int, list]]:
     """BFS from the root on the driver while the frontier has fewer than ``below`` nodes (and ``stop(level)``
-    is False): the level reached, the visited fingerprints and the frontier (fp -> [node, path, sleep]).
-    ``checkpoint``: (directory, partitions) to write each level as the merge tasks would."""
-    visited = {ex.root_fp}
+    is False): the level reached, the visited fingerprints with their routes, and the frontier (fp -> [node,
+    path, sleep]). ``checkpoint``: (directory, partitions) to write each level as the merge tasks would."""
+    ex.route_children = True
+    visited = {ex.root_fp: ex.root_route}
     frontier: dict[int, list] = {ex.root_fp: [ex.root, b"", frozenset() if spec.por else None]}
     level = 0
     while frontier and len(frontier) < below and level < spec.depth and not stop(level):
         t_level = time.perf_counter()
         nxt: dict[int, list] = {}
+        routes: dict[int, int] = {}
         for node, path, sleep in frontier.values():
             exp = ex.expand(node, sleep)
             absorb(result, coverage[0], coverage[1], exp, tuple(path))
-            for index, fp, child, child_sleep in exp.children:
+            for (index, fp, child, child_sleep), route in zip(exp.children, exp.routes, strict=True):
                 if fp not in visited:
                     keep(nxt, fp, child, path + bytes((index,)), child_sleep)
-        visited.update(nxt)
+                    routes[fp] = route
+        visited.update(routes)
         frontier, level = nxt, level + 1
         if nxt:
             result.levels.append(len(nxt))
@@ -54,29 +57,30 @@ def driver_levels(spec: ExploreSpec, ex: Expander, result: ExploreResult, covera
     return level, visited, frontier
 
 
-def _parts(parts: int, visited: set[int], frontier: dict[int, list]) -> list[tuple[np.ndarray, tuple]]:
-    """Per partition (fp mod parts, the merge's partitioner): the sorted visited array and the frontier batch."""
+def _parts(parts: int, visited: dict[int, int], frontier: dict[int, list]) -> list[tuple[np.ndarray, tuple]]:
+    """Per partition (route mod parts, as the expansion routes candidates): the sorted visited array and the
+    frontier batch."""
     vis: list[list[int]] = [[] for _ in range(parts)]
-    for fp in visited:
-        vis[fp % parts].append(fp)
+    for fp, route in visited.items():
+        vis[route % parts].append(fp)
     front: list[list[int]] = [[] for _ in range(parts)]
     for fp in frontier:
-        front[fp % parts].append(fp)
+        front[visited[fp] % parts].append(fp)
     return [(np.array(sorted(v), np.int64),
              ("F", np.array(f, np.int64).tobytes(), [frontier[x][0] for x in f], [frontier[x][1] for x in f],
               [frontier[x][2] for x in f]))
             for v, f in zip(vis, front, strict=True)]
 
 
-def _save(spec: ExploreSpec, checkpoint: tuple[str, int], level: int, visited: set[int], frontier: dict[int, list],
-          result: ExploreResult, coverage: tuple[set[State], set]) -> None:
+def _save(spec: ExploreSpec, checkpoint: tuple[str, int], level: int, visited: dict[int, int],
+          frontier: dict[int, list], result: ExploreResult, coverage: tuple[set[State], set]) -> None:
     directory, parts = checkpoint
     for pidx, (vis, batch) in enumerate(_parts(parts, visited, frontier)):
         write_part(directory, level, pidx, vis, batch)
     commit_level(directory, level, spec, parts, result, coverage[0], coverage[1], len(frontier))
 
 
-def to_rdds(sc: Any, parts: int, visited: set[int], frontier: dict[int, list], partitioner: Callable[[int], int]
+def to_rdds(sc: Any, parts: int, visited: dict[int, int], frontier: dict[int, list], partitioner: Callable[[int], int]
             ) -> tuple[Any, Any]:
     """The visited and frontier RDDs a merge would have produced for this level."""
     split = _parts(parts, visited, frontier)

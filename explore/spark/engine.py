@@ -2,7 +2,11 @@
 
 Each record is a whole batch keyed by its partition index (the partitioner is the identity on the key,
 one function object everywhere, so ``visited.union(candidates)`` of two equally partitioned RDDs is
-a partition-aware union and visited is never shuffled):
+a partition-aware union and visited is never shuffled). A node lives in the partition of its route mod P
+(``explore.space.route_of``: its coordinator state, corrs of parked requests blinded — a function of its
+fingerprint, so every copy of a node meets in one merge), so the nodes that share a coordinator state are
+expanded by one task and its Expander's caches serve them all (by fingerprint, each task re-derived much of
+what the other had: the local engine measured +25 % CPU for such a split, explore/workers.py):
 
 - ``("V", fps)``: the visited fingerprints of one partition, a sorted int64 array;
 - ``("F", fps, nodes, paths, sleeps)``: the new frontier of one partition (nodes first reached at this level);
@@ -61,6 +65,7 @@ def _expander(spec_json: str) -> Expander:
     found = _EXPANDERS.get(spec_json)
     if found is None:
         found = _EXPANDERS[spec_json] = Expander(ExploreSpec.from_json(json.loads(spec_json)))
+        found.route_children = True     # candidates go to the partition of their route (see the module doc)
     return found
 
 
@@ -82,10 +87,10 @@ class Stats:
         edges |= self.edges
 
 
-def _batches(cands: dict[int, list], parts: int) -> Iterator[tuple[int, tuple]]:
+def _batches(cands: dict[int, list], routes: dict[int, int], parts: int) -> Iterator[tuple[int, tuple]]:
     routed: list[list[int]] = [[] for _ in range(parts)]
     for fp in cands:
-        routed[fp % parts].append(fp)
+        routed[routes[fp] % parts].append(fp)
     for o, fps in enumerate(routed):
         if fps:
             yield o, ("C", np.array(fps, np.int64).tobytes(), [cands[f][0] for f in fps],
@@ -97,15 +102,17 @@ def make_expand(spec_json: str, parts: int) -> Callable[[int, Records], RecordIt
         ex = _expander(spec_json)
         stats = Stats(ex.spec)
         cands: dict[int, list] = {}
+        routes: dict[int, int] = {}
         for _key, rec in records:
             if rec[0] != "F":
                 continue
             for node, path, sleep in zip(rec[2], rec[3], rec[4], strict=True):
                 exp = ex.expand(node, sleep)
                 absorb(stats.result, stats.states, stats.edges, exp, tuple(path))
-                for idx, fp, child, child_sleep in exp.children:
+                for (idx, fp, child, child_sleep), route in zip(exp.children, exp.routes, strict=True):
                     keep(cands, fp, child, path + bytes((idx,)), child_sleep)
-        yield from _batches(cands, parts)
+                    routes[fp] = route
+        yield from _batches(cands, routes, parts)
         yield index % parts, ("S", pickle.dumps(stats, protocol=5))
     return expand
 
@@ -195,7 +202,10 @@ def _resumed(spec: ExploreSpec, sc: Any, checkpoint: str | None) -> _Run:
     if level is None:
         raise CheckpointError(f"no complete Spark level under {checkpoint}; run with --out {checkpoint} first.")
     saved = json.loads((level_dir(checkpoint, level) / "_SUCCESS.json").read_text())
-    if saved.get("format") != CHECKPOINT_FORMAT or not ExploreSpec.from_json(saved["spec"]).same_space(spec):
+    if saved.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{checkpoint} was written in another format ({saved.get('format')}, this kgc writes "
+                              f"{CHECKPOINT_FORMAT}); start again with --out.")
+    if not ExploreSpec.from_json(saved["spec"]).same_space(spec):
         raise CheckpointError(f"{checkpoint} holds another exploration; resume with the same options.")
     parts = saved["partitions"]
     with open(level_dir(checkpoint, level) / "result.pkl", "rb") as f:

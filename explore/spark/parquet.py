@@ -16,7 +16,8 @@ from explore.result import ExploreResult
 from explore.space import ExploreSpec
 from model.state import State
 
-CHECKPOINT_FORMAT = "kgc-explore-spark-checkpoint/1"
+#: /2: partitions by route (/1 by fingerprint: its parts cannot be merged with /2 candidates)
+CHECKPOINT_FORMAT = "kgc-explore-spark-checkpoint/2"
 
 def level_dir(checkpoint: str | Path, level: int) -> Path:
     return Path(checkpoint) / f"level-{level:04d}"

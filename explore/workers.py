@@ -137,7 +137,7 @@ class ExpansionPool:
         while nxt < len(chunks):
             self._take(ready, block=False)
             while nxt in ready:
-                yield from zip(chunks[nxt][1], ready.pop(nxt))
+                yield from zip(chunks[nxt][1], ready.pop(nxt), strict=True)
                 nxt += 1
             if nxt == len(chunks):
                 break

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -15,27 +14,7 @@ from explore.local import bfs
 from explore.scopes import get_scope
 from explore.space import Expander, ExploreSpec
 from explore.workers import WorkerFailed, chunk_order, deal
-
-SPECS = [
-    ExploreSpec("3.9", 3, 8, get_scope("basic"), mutant="generation-not-bumped"),
-    ExploreSpec("3.9", 2, 7, get_scope("faults"), mutant="leader-not-reelected"),
-    ExploreSpec("0.10.0", 2, 8, get_scope("crashes"), mutant="fresh-heartbeat-completes-at-birth"),
-    ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
-    ExploreSpec("0.10.0", 2, 7, get_scope("basic"), mutant="delayed-op-completes-twice"),
-    ExploreSpec("3.9", 2, 5, replace(get_scope("basic"), append_mode="deferred", timed=True),
-                clients=("java", "adversarial")),
-]
-
-
-def _ids(s: ExploreSpec) -> str:
-    return f"{s.profile}-{s.members}-{s.mutant}-{s.por}-{'-'.join(s.kinds)}"
-
-
-def _summary(result) -> dict:  # type: ignore[no-untyped-def]
-    """Everything a search reports but its timings (levels, violations with paths and messages, witnesses,
-    coverage)."""
-    return {k: v for k, v in asdict(result).items() if k not in ("seconds", "level_seconds", "spec")}
-
+from tests.expansions import SPECS, spec_id, summary
 
 @pytest.fixture
 def split_everything(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -77,11 +56,11 @@ def test_chunks_cover_every_position_once_ranked_by_progress_through_their_share
 
 
 # --- whole searches ------------------------------------------------------------------------------------
-@pytest.mark.parametrize("spec", SPECS, ids=_ids)
+@pytest.mark.parametrize("spec", SPECS, ids=spec_id)
 def test_two_and_three_processes_report_what_one_reports(spec: ExploreSpec, split_everything: None) -> None:
     one = bfs(spec)
-    assert _summary(bfs(spec, workers=2)) == _summary(one)
-    assert _summary(bfs(spec, workers=3)) == _summary(one)
+    assert summary(bfs(spec, workers=2)) == summary(one)
+    assert summary(bfs(spec, workers=3)) == summary(one)
     if spec.mutant:
         assert one.violations       # the comparison is about something
 

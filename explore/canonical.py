@@ -25,12 +25,21 @@ What is *not* relabelled, and why:
   sorted order, impl/group.py), and string order differs from the counter's order across a digit
   boundary ("c0-9" > "c0-12"), so whether two counters give the same future depends on where the next
   power of ten falls: no relabelling of the counter is exact with the current id format (fixed-width
-  suffixes in impl would make one exact). It would also buy little: on 3.9, 3 members, scope basic,
-  depth 10, relabelling every counter as well merges 6,698 raw states into 6,555, against 6,615 for the
-  corrs alone (bench/results/explore-before-after-2026-11-24.md).
-- absolute time: every scope has a clock horizon (``scope.max_time_ms``), so "now" is part of what can
-  still happen; shifting time would merge states with different remaining horizons, and the monitors
-  hold absolute deadlines. The horizon-free case is rare enough (no named scope has one) to leave.
+  suffixes in impl would make one exact). Ids of two different clients are ordered by their "cN" prefix, so
+  only a client's old id against its new one is at stake — but a relabelling would have to keep that order
+  for every id still to come within the depth. That holds only while counter + remaining depth < 10 (the
+  counter grows about one a level: at most 10 at depth 12 and 12 at 13, 7.4 on average), almost never at the
+  depths that matter. What an exact key could buy is bounded by what an unsound one merges (bench/reductions.py,
+  3.9, 3 members, basic): 5.9 % fewer states at depth 12, 10.6 % at 13, 16.6 % at 14
+  (bench/results/explore-perf-2026-11-27.md).
+- absolute time. Every scope has a clock horizon (``scope.max_time_ms``): a clock move is enabled only while
+  its target (the next deadline + 1) is within it, so two states whose deadlines relative to now agree differ
+  in the future exactly where some reachable sum of those relative deadlines lies between their slacks
+  (horizon - now). A capped slack min(horizon - now, B) is exact only if no clock move can jump more than the
+  cap within the remaining depth — but one move can jump to any deadline within the horizon (the new-member
+  timeout is 300 s, the horizon 60 s), so B would be the horizon itself and merge nothing. The monitors also
+  hold absolute deadlines. The plain shift, unsound, would merge only 2.2 % of the states at depth 12 and
+  3.3 % at 13 (bench/reductions.py).
 """
 from __future__ import annotations
 

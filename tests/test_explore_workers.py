@@ -44,15 +44,18 @@ def test_a_route_stays_with_its_process_unless_that_overloads_it() -> None:
     assert sorted(crowded.values()).count(1) >= 4             # half of them moved to the idle process
 
 
-def test_chunks_cover_every_position_once_ranked_by_progress_through_their_share() -> None:
+def test_chunks_cover_every_position_once_ranked_by_progress_through_their_share(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(workers, "CHUNK", 4)
     shares = [list(range(0, 40, 2)), list(range(1, 40, 2)), []]
     chunks = chunk_order(shares)
     assert sorted(i for _p, piece in chunks for i in piece) == list(range(40))
-    ends = {}
-    for rank, (p, piece) in enumerate(chunks):
-        assert piece == sorted(piece) and ends.get(p, -1) < piece[0]   # each share in its own order
-        ends[p] = piece[-1]
-        assert rank == 0 or len(piece) <= workers.CHUNK
+    assert [p for p, _piece in chunks] == [0, 1] * 5            # equal shares alternate: each completes in step
+    for p in (0, 1):
+        mine = [i for q, piece in chunks if q == p for i in piece]
+        assert mine == shares[p]                                # each share in its own order
+    uneven = chunk_order([list(range(8)), list(range(8, 40))])  # 2 chunks against 8: one per four of the other
+    assert [p for p, _piece in uneven] == [1, 1, 1, 0, 1, 1, 1, 1, 0, 1]
 
 
 # --- whole searches ------------------------------------------------------------------------------------

@@ -5,8 +5,9 @@ Affinity. Every frontier node carries a *route*, ``route_of`` its coordinator st
 level is dealt to the processes by route, and a route stays with the process that had it before unless that
 would unbalance the level (``deal``): the nodes that share a coordinator state meet one Expander, whose caches
 — the call memo, what is read and judged per coordinator state — serve them all. Dealt in consecutive chunks
-instead, as before, each process re-derived much of what the other had derived: +25 % CPU at depth 12
-(3.9, basic, 3 members); by route, +11 % (bench/results/explore-perf-2026-11-27.md).
+instead, as before, each process re-derived much of what the other had: two Expanders fed alternate chunks spent
+17-24 % more CPU than one at depth 12 (3.9, basic, 3 members), fed by route 0-1 % more; with the messages,
+the whole search takes 9 % more instructions than one process (bench/results/explore-perf-2026-11-27.md).
 
 Order. Each share is cut into chunks, and the chunks of all shares are ranked by how far into its share each
 ends (``chunk_order``): about the order in which they complete. The parent expands its own chunks, takes the

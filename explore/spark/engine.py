@@ -6,7 +6,7 @@ a partition-aware union and visited is never shuffled). A node lives in the part
 (``explore.space.route_of``: its coordinator state, corrs of parked requests blinded — a function of its
 fingerprint, so every copy of a node meets in one merge), so the nodes that share a coordinator state are
 expanded by one task and its Expander's caches serve them all (by fingerprint, each task re-derived much of
-what the other had: the local engine measured +25 % CPU for such a split, explore/workers.py):
+what the other had: 17-24 % more CPU, measured on the local engine, explore/workers.py):
 
 - ``("V", fps)``: the visited fingerprints of one partition, a sorted int64 array;
 - ``("F", fps, nodes, paths, sleeps)``: the new frontier of one partition (nodes first reached at this level);

@@ -159,7 +159,8 @@ class ExpansionPool:
                 dead = [f"worker {i} (exit code {p.exitcode})" for i, p in enumerate(self.procs, 1)
                         if p.exitcode is not None]
                 if dead:
-                    raise WorkerFailed(f"{', '.join(dead)} ended during the search; no result was written.") from None
+                    raise WorkerFailed(f"{', '.join(dead)} ended during the search (out of memory?); the search "
+                                       f"stopped — its last checkpoint, if any, resumes with --resume.") from None
                 continue
             if isinstance(out, str):
                 raise WorkerFailed(out)

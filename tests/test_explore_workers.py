@@ -14,6 +14,7 @@ from explore.local import bfs
 from explore.scopes import get_scope
 from explore.space import Expander, ExploreSpec
 from explore.workers import WorkerFailed, chunk_order, deal
+from kgc.cli import main
 from tests.expansions import SPECS, spec_id, summary
 
 @pytest.fixture
@@ -86,8 +87,9 @@ def test_a_resumed_search_ends_as_one_run(split_everything: None, tmp_path: Path
     assert resumed.counts() == bfs(spec).counts()
 
 
-def test_a_worker_that_dies_ends_the_search_with_a_sentence(split_everything: None,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.fixture
+def dying_worker(split_everything: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every worker process exits with code 3 at its first expansion."""
     parent, expand = os.getpid(), Expander.expand
 
     def dying(self: Expander, node: bytes, sleep=None):  # type: ignore[no-untyped-def]
@@ -97,5 +99,16 @@ def test_a_worker_that_dies_ends_the_search_with_a_sentence(split_everything: No
 
     monkeypatch.setattr(Expander, "expand", dying)
     monkeypatch.setattr(workers, "POLL_S", 0.2)
-    with pytest.raises(WorkerFailed, match=r"worker 1 \(exit code 3\) ended during the search"):
+
+
+def test_a_worker_that_dies_ends_the_search_with_a_sentence(dying_worker: None) -> None:
+    with pytest.raises(WorkerFailed, match=r"worker 1 \(exit code 3\) ended during the search \(out of memory\?\)"):
         bfs(ExploreSpec("3.9", 2, 6, get_scope("basic")), workers=2)
+
+
+def test_the_cli_reports_a_dead_worker_without_a_traceback(dying_worker: None, tmp_path: Path,
+                                                           capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["explore", "--members", "2", "--depth", "6", "--workers", "2", "--no-progress", "--out", str(tmp_path)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "worker 1 (exit code 3) ended during the search" in err and "Traceback" not in err

@@ -25,16 +25,25 @@ What is *not* relabelled, and why:
   sorted order, impl/group.py), and string order differs from the counter's order across a digit
   boundary ("c0-9" > "c0-12"), so whether two counters give the same future depends on where the next
   power of ten falls: no relabelling of the counter is exact with the current id format (fixed-width
-  suffixes in impl would make one exact). It would also buy little: on 3.9, 3 members, scope basic,
-  depth 10, relabelling every counter as well merges 6,698 raw states into 6,555, against 6,615 for the
-  corrs alone (bench/results/explore-before-after-2026-11-24.md).
-- absolute time: every scope has a clock horizon (``scope.max_time_ms``), so "now" is part of what can
-  still happen; shifting time would merge states with different remaining horizons, and the monitors
-  hold absolute deadlines. The horizon-free case is rare enough (no named scope has one) to leave.
+  suffixes in impl would make one exact). Ids of two different clients are ordered by their "cN" prefix, so
+  only a client's old id against its new one is at stake — but a relabelling would have to keep that order
+  for every id still to come within the depth. That holds only while counter + remaining depth < 10 (the
+  counter grows about one a level: at most 10 at depth 12 and 12 at 13, 7.4 on average), almost never at the
+  depths that matter. What an exact key could buy is bounded by what an unsound one merges (bench/reductions.py,
+  3.9, 3 members, basic): 5.9 % fewer states at depth 12, 10.6 % at 13, 16.6 % at 14
+  (bench/results/explore-perf-2026-11-27.md).
+- absolute time. Every scope has a clock horizon (``scope.max_time_ms``): a clock move is enabled only while
+  its target (the next deadline + 1) is within it, so two states whose deadlines relative to now agree differ
+  in the future exactly where some reachable sum of those relative deadlines lies between their slacks
+  (horizon - now). A capped slack min(horizon - now, B) is exact only if no clock move can jump more than the
+  cap within the remaining depth — but one move can jump to any deadline within the horizon (the new-member
+  timeout is 300 s, the horizon 60 s), so B would be the horizon itself and merge nothing. The monitors also
+  hold absolute deadlines. The plain shift, unsound, would merge only 2.2 % of the states at depth 12 and
+  3.3 % at 13 (bench/reductions.py).
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 # positions in the plain-data snapshots this module reads (harness/world.py, harness/clients.py,
 # harness/messages.py, impl/snapshot.py); tests/test_explore_canonical.py pins them on real states
@@ -146,6 +155,35 @@ def _relabel_client(c: tuple[Any, ...], ranks: dict[int, int]) -> tuple[Any, ...
     return tuple(out)
 
 
+class _ZeroCorrs:
+    """One client's corr map in ``corr_blind``: every corr maps to 0."""
+
+    def __getitem__(self, _corr: int) -> int:
+        return 0
+
+
+class _EveryClient:
+    """``corr_maps``' list in ``corr_blind``: every client's map is ``_ZeroCorrs``."""
+
+    def __getitem__(self, _client: int) -> _ZeroCorrs:
+        return _ZERO_CORRS
+
+
+_ZERO_CORRS = _ZeroCorrs()
+_BLIND = cast("list[dict[int, int]]", _EveryClient())
+
+
+def corr_blind(coord: tuple[Any, ...]) -> tuple[Any, ...]:
+    """A coordinator state with the corr of every parked request set to 0. Two worlds with equal canonical forms
+    have coordinator states that differ at most in those corrs, so this is a function of a node's fingerprint
+    (explore/space.py ``route_of``, which the Spark engine partitions by); a state of another shape is returned
+    as it is (then the fingerprint is of the raw state, and so is this)."""
+    try:
+        return _relabel_coord(coord, _BLIND) if _parked(coord) else coord
+    except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape
+        return coord
+
+
 def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
     """``state`` (``World.to_state()``) with every client's corrs relabelled (see the module doc); a state
     of another shape is returned unchanged (no reduction, still exact)."""
@@ -160,4 +198,4 @@ def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
             new_net, partition)
 
 
-__all__ = ["canonical", "corr_maps"]
+__all__ = ["canonical", "corr_blind", "corr_maps"]

@@ -22,7 +22,7 @@ import pickle
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Iterator
 
 from explore import checkpoint
 from explore.result import ExploreResult, merge_found
@@ -63,19 +63,25 @@ class _Run:
     result: ExploreResult | None = None
     abstract_states: set[State] = field(default_factory=set)
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
+    #: fp -> route of its node (``Expansion.routes``) for the worker processes; not in a checkpoint (a resumed
+    #: search routes its first level by fingerprint: only the speed differs)
+    routes: dict[int, int] = field(default_factory=dict)
 
 
-def keep(level: dict[int, list], fp: int, node: bytes, path: bytes, sleep: frozenset | None) -> None:
+def keep(level: dict[int, list], fp: int, node: bytes, path: bytes, sleep: frozenset | None) -> bool:
     """The same-level rule of both engines for a node reached again within one level: the smallest
-    path wins (here paths arrive in that order; Spark's arrive in any), the POR sleep sets intersect."""
+    path wins (one process sees paths in that order; workers and Spark in any), the POR sleep sets
+    intersect. True when ``node`` is the one kept now."""
     entry = level.get(fp)
     if entry is None:
         level[fp] = [node, path, sleep]
-        return
-    if path < entry[1]:
+        return True
+    kept = path < entry[1]
+    if kept:
         entry[0], entry[1] = node, path
     if sleep is not None and entry[2] is not None:
         entry[2] = entry[2] & sleep
+    return kept
 
 
 def absorb(result: ExploreResult, states: set[State], edges: set[tuple[State, str, State]],
@@ -133,7 +139,7 @@ def bfs(spec: ExploreSpec, checkpoint_dir: Path | str | None = None, resume: boo
     if workers < 1:
         raise ValueError(f"workers must be >= 1, got {workers}.")
     expander = Expander(spec)
-    pool = ExpansionPool(spec, workers) if workers > 1 else None
+    pool = ExpansionPool(expander, workers) if workers > 1 else None
     try:
         return _bfs(spec, expander, pool, checkpoint_dir, resume, progress, checkpoint_every_s, stop_after_level)
     finally:
@@ -169,15 +175,13 @@ def _bfs(spec: ExploreSpec, expander: Expander, pool: "ExpansionPool | None", ch
         t_level = time.perf_counter()
         nxt: dict[int, list] = {}
         total = len(run.frontier)
-        entries = list(run.frontier.values())
-        expansions = (pool.expand([(n, s) for n, _p, s in entries]) if pool is not None
-                      else (expander.expand(n, s) for n, _p, s in entries))
-        for done, ((_node, path, _sleep), exp) in enumerate(zip(entries, expansions, strict=True)):
+        routes, run.routes = run.routes, {}
+        for done, ((_node, path, _sleep), exp) in enumerate(_expansions(run.frontier, routes, expander, pool)):
             parent_path = tuple(path)
             absorb(result, run.abstract_states, run.abstract_edges, exp, parent_path)
-            for index, fp, child, child_sleep in exp.children:
-                if fp not in run.visited:
-                    keep(nxt, fp, child, path + bytes((index,)), child_sleep)
+            for k, (index, fp, child, child_sleep) in enumerate(exp.children):
+                if fp not in run.visited and keep(nxt, fp, child, path + bytes((index,)), child_sleep) and exp.routes:
+                    run.routes[fp] = exp.routes[k]
             if progress is not None and (done & 63) == 0:
                 progress(Progress(run.level, done, total, len(run.visited) + len(nxt), result.edges,
                                   time.perf_counter() - start))
@@ -202,6 +206,20 @@ def _bfs(spec: ExploreSpec, expander: Expander, pool: "ExpansionPool | None", ch
     if directory is not None:
         _save(run, directory)
     return result
+
+
+def _expansions(frontier: dict[int, list], routes: dict[int, int], expander: Expander, pool: ExpansionPool | None
+                ) -> Iterator[tuple[list, Expansion]]:
+    """(frontier entry, its expansion) for the whole level: in frontier order in one process, else in the pool's
+    order (explore/workers.py; the search's result does not depend on it)."""
+    entries = list(frontier.items())
+    if pool is None:
+        for _fp, entry in entries:
+            yield entry, expander.expand(entry[0], entry[2])
+        return
+    items = [(entry[0], entry[2], routes.get(fp, fp)) for fp, entry in entries]
+    for position, exp in pool.expand(items):
+        yield entries[position][1], exp
 
 
 def _finish(result: ExploreResult, states: set[State], edges: set[tuple[State, str, State]], start: float) -> None:

@@ -62,10 +62,11 @@ from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
-from explore.canonical import canonical
+from explore.canonical import canonical, corr_blind
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
+from harness.calls import MEMO_STATES, Recent
 from harness.labels import Before, capture, mismatch, predicted_error, rebase, stale_completion
 from harness.refinement import model_edge
 from harness.scope import Scope
@@ -80,17 +81,24 @@ from properties.reads import unchanged_by_equal_calls, unchanged_by_quiet_steps
 from explore.verdicts import Entry, Verdicts
 
 __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
-           "independent", "unpadded"]
+           "independent", "route_of", "unpadded"]
 FP_MASK = (1 << 63) - 1
 RESTORING = "restoring the state from its snapshot"
-CANONICAL_CACHE = 1 << 18     # entries of Expander._canonical (~100 bytes each)
-STATES_CACHE = 1 << 14        # entries of Expander._states (a coordinator state each, shared with the nodes)
-ABSTRACT, WHY, CHECK, EDGE = "abstract", "why", "check", "edge"   # what the Expander keeps in a harness.calls.Call
+CANONICAL_CACHE = 1 << 18     # young entries of Expander._canonical (~100 bytes each; harness.calls.Recent)
+STATES_CACHE = 1 << 14        # young entries of Expander._states (a coordinator state each, shared with the nodes)
+ABSTRACT, WHY, CHECK, EDGE, ROUTE = "abstract", "why", "check", "edge", "route"   # what it keeps in a calls.Call
 
 
 def fingerprint(node: bytes) -> int:
     """63 bits of blake2b: a non-negative int64, the key both engines partition and dedup by."""
     return int.from_bytes(blake2b(node, digest_size=8).digest(), "little") & FP_MASK
+
+
+def route_of(coord_state: tuple[Any, ...]) -> int:
+    """A node's route (``Expansion.routes``): 63 bits of the digest of its coordinator state with the corrs of parked
+    requests blinded (``corr_blind``), the same in every process and a function of the node's fingerprint — nodes
+    with one fingerprint have one route, so the Spark engine can deduplicate in the partition a route picks."""
+    return fingerprint(_dumps(corr_blind(coord_state)))
 
 
 @dataclass(frozen=True)
@@ -154,6 +162,9 @@ class Expansion:
     witnesses: set[str] = field(default_factory=set)
     abstract_states: set[State] = field(default_factory=set)
     abstract_edges: set[tuple[State, str, State]] = field(default_factory=set)
+    #: per child (when ``Expander.route_children``): ``route_of`` its coordinator state, which explore/workers.py
+    #: deals nodes to processes by
+    routes: list[int] = field(default_factory=list)
 
 
 class _Reads:
@@ -161,12 +172,13 @@ class _Reads:
     of a node (its requests in flight aside), the labelled capture per partition, and per monitor run state the
     verdicts of a step that does not call the coordinator."""
 
-    __slots__ = ("observation", "captures", "quiet")
+    __slots__ = ("observation", "captures", "quiet", "route")
 
     def __init__(self) -> None:
         self.observation: Observation | None = None
         self.captures: dict[str, Before] = {}
         self.quiet: dict[tuple[bytes, ...], Entry] = {}
+        self.route: int | None = None
 
 
 def _dumps(value: Any) -> bytes:
@@ -197,6 +209,8 @@ class Expander:
     #: tests switch them off
     reuse_quiet = True
     memo_calls = True
+    #: fill ``Expansion.routes`` (explore/workers.py switches it on)
+    route_children = False
 
     def __init__(self, spec: ExploreSpec) -> None:
         self.spec = spec
@@ -211,13 +225,13 @@ class Expander:
         # fixed for this Expander's life (the class defaults when it was made)
         self.reuse_quiet, self.memo_calls = self.reuse_quiet, self.memo_calls
         if self.memo_calls:
-            self.world.call_memo = {}      # harness/calls.py
+            self.world.call_memo = Recent(MEMO_STATES)      # harness/calls.py
         by_name = {p.name: p for p in props}
         self._quiet_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
                                         unchanged_by_quiet_steps)
         self._call_verdicts = Verdicts(self.checked, self.monitors, self.witness_props, by_name,
                                        unchanged_by_equal_calls)
-        self._states: dict[tuple[Any, ...], _Reads] = {}     # coordinator state -> what was read from it
+        self._states: Recent[tuple[Any, ...], _Reads] = Recent(STATES_CACHE)   # coordinator state -> what was read
         self._here: _Reads | None = None                     # of the node loaded now (see _at_node)
         self._quiet_entry: Entry | None = None
         self._node_monitors: tuple[bytes, ...] = ()
@@ -225,11 +239,12 @@ class Expander:
         self._edge_cache: dict[tuple[State, State], tuple[State, AbstractAction | None, State, State, State, bool]] = {}
         self._quiet_edge: tuple[State, AbstractAction | None, State, State, State, bool] | None = None   # see _refine
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
-        self._canonical: dict[bytes, bytes] = {}    # raw world digest -> canonical world digest (see _key)
+        self._canonical: Recent[bytes, bytes] = Recent(CANONICAL_CACHE)   # raw world digest -> canonical digest (_key)
         root_state = self.world.to_state()
         root_bytes = _dumps(root_state)
         self.root = self._node(root_bytes, False)
         self.root_fp = self._key(root_state, root_bytes, False, self.root)   # canonical when reducing
+        self.root_route = route_of(root_state[0])
         # the abstract image of the initial state, for coverage (empty when it has none)
         self.root_abstract_states: frozenset[State] = frozenset()
         root: list[Violation] = []
@@ -260,8 +275,6 @@ class Expander:
         raw = blake2b(world_bytes, digest_size=16).digest()
         canon = self._canonical.get(raw)
         if canon is None:
-            if len(self._canonical) >= CANONICAL_CACHE:
-                self._canonical.clear()
             canon = self._canonical[raw] = blake2b(_dumps(canonical(world_state)), digest_size=16).digest()
         # _node has just set _monitor_states to what the monitors hold in ``node``
         return fingerprint(_dumps((canon, had_error, self._monitor_states)))
@@ -283,8 +296,6 @@ class Expander:
         coord_state = self.world.coordinator_state()
         here = self._states.get(coord_state)
         if here is None:
-            if len(self._states) >= STATES_CACHE:
-                self._states.clear()
             here = self._states[coord_state] = _Reads()
         self._here = here
 
@@ -357,7 +368,28 @@ class Expander:
             if result is not None:
                 child = self._node(result[0], result[1], result[3])
                 out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
+                if self.route_children:
+                    out.routes.append(self._route())
         return out
+
+    def _route(self) -> int:
+        """``route_of`` the coordinator state of the world just stepped to: once per coordinator state the node's
+        nodes share (a step that does not call the coordinator keeps it), once per memoised call."""
+        world = self.world
+        if not world.touched_coordinator:
+            here = self._here
+            if here is None:
+                return route_of(world.coordinator_state())
+            if here.route is None:
+                here.route = route_of(world.coordinator_state())
+            return here.route
+        call = world.last_call
+        if call is None:
+            return route_of(world.coordinator_state())
+        route = call.derived.get(ROUTE)
+        if route is None:
+            route = call.derived[ROUTE] = route_of(world.coordinator_state())
+        return route
 
     def step_one(self, node: bytes, index: int, out: Expansion | None = None
                  ) -> tuple[int, bytes | None, list[tuple[str, int, str]]]:

@@ -17,7 +17,7 @@ tests/test_world_reuse.py compares every expansion with and without the memo.
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Callable
+from typing import TYPE_CHECKING, Any, Callable, Generic, TypeAlias, TypeVar
 
 from core.actions import Action
 from core.responses import Response
@@ -25,15 +25,56 @@ from core.responses import Response
 if TYPE_CHECKING:
     from harness.world import World
 
+K = TypeVar("K")
+V = TypeVar("V")
+
 #: the kinds memoised: they depend on nothing but the coordinator and the action (and the request), and their
 #: answers all leave through World._drain (clock moves answer nothing: the clock never moves while a timer is due) —
 #: except a move to the next deadline in a world with timed clients, whose heartbeats it reads (World.step checks);
 #: a load or an unload also changes the partition, and a real client's request comes from outside
 MEMO_KINDS = frozenset({"DeliverRequest", "FireTimer", "CompleteAppend", "AdvanceClock", "AdvanceToNextDeadline"})
-#: coordinator states kept at most (each with the calls made from it); the memo starts again when full. Measured
-#: (3.9, 3 members, basic, depth 13): 1,905 states, 7,125 calls, ~15 KB a call (mostly the kept coordinator object),
-#: so a full memo holds roughly 0.5 GB per process
-MEMO_STATES = 1 << 13
+#: coordinator states in the memo's young generation (``Recent``: it holds between one and two of these, each with
+#: the calls made from it). Measured (3.9, 3 members, basic): 1,905 states and 7,125 calls at depth 13, ~15 KB a
+#: call (mostly the kept coordinator object); 17,631 states by depth 17, where a memo emptied whenever it held
+#: 8,192 spent 35 % more CPU per state on level 17 than this one (bench/results/explore-perf-2026-11-27.md).
+#: The price is memory: ~2 GB per process once 32,768 states are held (depth 18-19; with --workers each
+#: process holds about its share)
+MEMO_STATES = 1 << 15
+
+
+class Recent(Generic[K, V]):
+    """A bounded dict that forgets what was not used for longest, cheaply: entries go into a young generation; when
+    it holds ``size`` entries the old generation is dropped and the young one becomes the old; an old entry that is
+    read again moves back into the young one. So it holds between ``size`` and 2 × ``size`` entries, and everything
+    used since the last turn over. (Emptying a cache when full, as before, lost the working set of a deep BFS level
+    each time: the explorer's caches are read by every node of a level.) Values must not be None."""
+
+    __slots__ = ("size", "young", "old")
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.young: dict[K, V] = {}
+        self.old: dict[K, V] = {}
+
+    def get(self, key: K) -> V | None:
+        found = self.young.get(key)
+        if found is None:
+            found = self.old.pop(key, None)
+            if found is not None:
+                self[key] = found
+        return found
+
+    def __setitem__(self, key: K, value: V) -> None:
+        if len(self.young) >= self.size:
+            self.old, self.young = self.young, {}
+        self.young[key] = value
+
+    def __len__(self) -> int:
+        return len(self.young) + len(self.old)
+
+
+#: ``World.call_memo``: coordinator state -> the calls made from it (explorers use a ``Recent``; tests a dict)
+CallMemo: TypeAlias = "dict[tuple[Any, ...], dict[Any, Call]] | Recent[tuple[Any, ...], dict[Any, Call]]"
 
 
 class Call:
@@ -60,8 +101,6 @@ def memo_step(world: World, action: Action, handler: Callable[[World, Action], N
     if calls is None:
         calls = memo.get(state)
         if calls is None:
-            if len(memo) >= MEMO_STATES:
-                memo.clear()
             calls = memo[state] = {}
         world._calls = calls
     key: Any = action

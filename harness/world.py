@@ -22,7 +22,7 @@ from typing import Any, Callable, Sequence
 from core.actions import Action
 from core.trace import Step, Trace
 from core.types import NO_GENERATION, Errors
-from harness.calls import MEMO_KINDS, Call, memo_step, own_coordinator
+from harness.calls import MEMO_KINDS, Call, CallMemo, memo_step, own_coordinator
 from harness.client_versions import CRASHED, GONE, client_version_for
 from harness.clients import CLIENT_KINDS, Client, ClientConfig
 from harness.external import WireRequest, admits_unenumerable
@@ -102,7 +102,7 @@ class World:
         self.touched_coordinator = False   # whether the last step's handler called into the coordinator
         #: explorers set a dict here: coordinator calls already made from an equal state are not made again
         #: (harness/calls.py; exact, and the coordinator object a call left is kept instead of rebuilt)
-        self.call_memo: dict[tuple[Any, ...], dict[Any, Call]] | None = None
+        self.call_memo: CallMemo | None = None
         self._calls: dict[Any, Call] | None = None   # call_memo's entry for _fresh_coord_state, once looked up
         self.last_call: Call | None = None   # the memoised call the last step made (None: not one)
         self._kept: Call | None = None       # the memoised call whose coordinator object ``coord`` is now

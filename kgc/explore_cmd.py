@@ -21,6 +21,7 @@ from explore.result import ExploreResult
 from explore.scopes import SCOPES, UnknownScopeError, get_scope
 from explore.space import ExploreSpec
 from explore.traces import counterexample
+from explore.workers import WorkerFailed
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
 from kgc.reporting import violation_report, write_reports
@@ -196,7 +197,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     t0 = time.perf_counter()
     try:
         result = _run(spec, args, out, resume, console)
-    except CheckpointError as exc:
+    except (CheckpointError, WorkerFailed) as exc:
         raise ExploreUsageError(str(exc)) from None
     console.print(_summary(result))
     (out / "explore.json").write_text(result.dumps(), encoding="utf-8")

@@ -1,8 +1,13 @@
-"""Shared by the exactness tests of the explorer's shortcuts: walk a BFS frontier with two expanders and
-require the same expansion of every node (tests/test_explore_reuse.py, tests/test_world_reuse.py)."""
+"""Shared by the exactness tests of the explorer's shortcuts and its worker processes: the specs they explore, a
+search's result without its timings, and a BFS frontier walked with two expanders that must expand every node
+alike (tests/test_explore_reuse.py, tests/test_world_reuse.py, tests/test_explore_workers.py)."""
 from __future__ import annotations
 
+from dataclasses import asdict, replace
 from typing import Any, Callable
+
+from explore.scopes import get_scope
+from explore.space import ExploreSpec
 
 
 def compare_expansions(fast: Any, expand_slow: Callable[[Any, Any], Any], depth: int, por: bool) -> int:
@@ -24,3 +29,27 @@ def compare_expansions(fast: Any, expand_slow: Callable[[Any, Any], Any], depth:
                     nxt.append((child, child_sleep))
         frontier = nxt
     return compared
+
+
+#: the specs the exactness tests explore: several scopes, faults and crashes, POR, mutants that are caught (by state,
+#: step and checker-side properties, and by the coordinator raising) and an adversarial client
+SPECS = [
+    ExploreSpec("3.9", 3, 8, get_scope("basic")),
+    ExploreSpec("3.9", 2, 7, get_scope("faults"), mutant="leader-not-reelected"),
+    ExploreSpec("0.10.0", 2, 8, get_scope("crashes"), mutant="fresh-heartbeat-completes-at-birth"),
+    ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
+    ExploreSpec("0.10.0", 2, 7, get_scope("basic"), mutant="delayed-op-completes-twice"),
+    ExploreSpec("0.10.0", 2, 7, get_scope("faults"), mutant="leader-not-reelected"),
+    ExploreSpec("3.9", 2, 5, replace(get_scope("basic"), append_mode="deferred", timed=True),
+                clients=("java", "adversarial")),
+]
+
+
+def spec_id(s: ExploreSpec) -> str:
+    return f"{s.profile}-{s.members}-{s.mutant}-{s.por}-{'-'.join(s.kinds)}"
+
+
+def summary(result) -> dict:  # type: ignore[no-untyped-def]
+    """Everything a search reports but its timings."""
+    out = {k: v for k, v in asdict(result).items() if k not in ("seconds", "level_seconds", "spec")}
+    return out

@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 
 from explore import checkpoint
-from explore.canonical import canonical
+from explore.canonical import canonical, corr_blind
 from explore.local import CheckpointError, bfs
 from explore.scopes import get_scope
-from explore.space import ExploreSpec
+from explore.space import ExploreSpec, route_of
 from harness.world import World
 from kgc.cli import main
 
@@ -65,6 +65,24 @@ def test_shifted_correlation_ids_give_the_same_canonical_form_and_the_same_choic
         assert kinds_a == kinds_b                                           # … the choices do not
         assert canonical(state_a) == canonical(state_b)                     # … nor does the canonical form
     assert canonical(plain[-1][1]) != plain[-1][1] or plain[-1][1][1][0][7] == 1
+
+
+def _parked_join(shift: int) -> tuple:
+    """The coordinator state once client 0's second JoinGroup (with the id KIP-394 handed it) is parked, its
+    corrs counted from 1 + shift."""
+    world = World("3.9", get_scope("basic"), clients=2, record=False)
+    world.clients[0].next_corr += shift
+    for kind in ("JoinGroup", "DeliverRequest", "DeliverResponse", "JoinGroup", "DeliverRequest"):
+        world.step(next(a for a in world.enabled() if a.kind == kind and a.client == 0))
+    return world.coordinator_state()
+
+
+def test_worlds_with_one_canonical_form_have_one_route() -> None:
+    """The Spark engine partitions by route (explore/space.py route_of): it must be a function of the fingerprint."""
+    plain, shifted = _parked_join(0), _parked_join(40)
+    assert plain != shifted and corr_blind(plain) == corr_blind(shifted)     # only the parked corr differs
+    assert route_of(plain) == route_of(shifted)
+    assert route_of(plain) != route_of(_parked_join(0)[:1] + (plain[1] + 1,) + plain[2:])   # the clock counts
 
 
 def test_a_state_of_another_shape_is_left_unchanged() -> None:

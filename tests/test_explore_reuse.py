@@ -6,36 +6,14 @@ on several scopes, with faults and crashes, with POR, with mutants that are caug
 checker-side properties, and by the coordinator raising) and with an adversarial client."""
 from __future__ import annotations
 
-from dataclasses import asdict, replace
+from dataclasses import replace
 
 import pytest
 
 from explore.local import bfs, dfs
 from explore.pct import pct
-from explore.scopes import get_scope
 from explore.space import Expander, ExploreSpec
-from tests.expansions import compare_expansions
-
-SPECS = [
-    ExploreSpec("3.9", 3, 8, get_scope("basic")),
-    ExploreSpec("3.9", 2, 7, get_scope("faults"), mutant="leader-not-reelected"),
-    ExploreSpec("0.10.0", 2, 8, get_scope("crashes"), mutant="fresh-heartbeat-completes-at-birth"),
-    ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
-    ExploreSpec("0.10.0", 2, 7, get_scope("basic"), mutant="delayed-op-completes-twice"),
-    ExploreSpec("0.10.0", 2, 7, get_scope("faults"), mutant="leader-not-reelected"),
-    ExploreSpec("3.9", 2, 5, replace(get_scope("basic"), append_mode="deferred", timed=True),
-                clients=("java", "adversarial")),
-]
-
-
-def _ids(s: ExploreSpec) -> str:
-    return f"{s.profile}-{s.members}-{s.mutant}-{s.por}-{'-'.join(s.kinds)}"
-
-
-def _summary(result) -> dict:  # type: ignore[no-untyped-def]
-    out = {k: v for k, v in asdict(result).items() if k not in ("seconds", "level_seconds", "spec")}
-    return out
-
+from tests.expansions import SPECS, compare_expansions, spec_id, summary
 
 def _off(monkeypatch: pytest.MonkeyPatch, quiet: bool = True, calls: bool = True) -> None:
     monkeypatch.setattr(Expander, "reuse_quiet", not quiet)
@@ -43,7 +21,7 @@ def _off(monkeypatch: pytest.MonkeyPatch, quiet: bool = True, calls: bool = True
 
 
 @pytest.mark.parametrize("off", [(True, True), (True, False), (False, True)], ids=["both", "quiet", "calls"])
-@pytest.mark.parametrize("spec", SPECS, ids=_ids)
+@pytest.mark.parametrize("spec", SPECS, ids=spec_id)
 def test_every_expansion_is_the_same_without_reuse(spec: ExploreSpec, off: tuple[bool, bool],
                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     fast = Expander(spec)
@@ -57,14 +35,14 @@ def test_every_expansion_is_the_same_without_reuse(spec: ExploreSpec, off: tuple
     assert bool(slow._states) != off[0] and bool(slow.world.call_memo) != off[1]
 
 
-@pytest.mark.parametrize("spec", SPECS, ids=_ids)
+@pytest.mark.parametrize("spec", SPECS, ids=spec_id)
 def test_searches_give_the_same_result_without_reuse(spec: ExploreSpec, monkeypatch: pytest.MonkeyPatch) -> None:
-    with_reuse = (_summary(bfs(spec)), _summary(dfs(replace(spec, por=False))), pct(spec, runs=20, seed=3))
+    with_reuse = (summary(bfs(spec)), summary(dfs(replace(spec, por=False))), pct(spec, runs=20, seed=3))
     _off(monkeypatch)
-    without = (_summary(bfs(spec)), _summary(dfs(replace(spec, por=False))), pct(spec, runs=20, seed=3))
+    without = (summary(bfs(spec)), summary(dfs(replace(spec, por=False))), pct(spec, runs=20, seed=3))
     assert with_reuse[0] == without[0]
     assert with_reuse[1] == without[1]
-    assert _summary(with_reuse[2]) == _summary(without[2])
+    assert summary(with_reuse[2]) == summary(without[2])
     if spec.mutant is not None:
         assert with_reuse[0]["violations"]          # the mutant is caught, with the same paths and messages
 

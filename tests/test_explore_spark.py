@@ -1,5 +1,6 @@
 """The Spark engine against the local engine: identical counts, violations and counterexamples
-(parity), and resumption from its per-level Parquet checkpoints."""
+(parity), with every level a Spark job and with the first levels expanded on the driver, and resumption
+from its per-level Parquet checkpoints (written by the merge tasks or by the driver)."""
 from __future__ import annotations
 
 import json
@@ -42,7 +43,7 @@ PARITY_SLOW = {
 def test_spark_and_local_engines_agree(spark, name: str) -> None:
     spec = PARITY.get(name) or PARITY_SLOW[name]
     local = bfs(spec)
-    distributed = engine.bfs(spec, spark, partitions=2)
+    distributed = engine.bfs(spec, spark, partitions=2, driver_below=0)     # every level a Spark job
     assert distributed.counts() == local.counts()
     assert distributed.states > 100 and distributed.edges > distributed.states
     assert {k: v.message for k, v in distributed.violations.items()} == \
@@ -53,15 +54,27 @@ def test_spark_and_local_engines_agree(spark, name: str) -> None:
         assert "checker-observes-every-state" in distributed.violations
 
 
+def test_the_driver_hands_its_small_levels_to_spark(spark) -> None:
+    """Levels 1-4 (under 40 nodes) on the driver, the rest as Spark jobs: the local engine's result."""
+    spec = PARITY["basic-3-members"]
+    local = bfs(spec)
+    assert local.levels[4] < 40 <= local.levels[5] and len(local.levels) > 6
+    handed = engine.bfs(spec, spark, partitions=2, driver_below=40)
+    assert handed.counts() == local.counts()
+    assert {k: v.message for k, v in handed.violations.items()} == {k: v.message for k, v in local.violations.items()}
+
+
 def test_partition_count_does_not_change_the_answer(spark) -> None:
     spec = PARITY["crashes-mutant"]
-    assert engine.bfs(spec, spark, partitions=3).counts() == engine.bfs(spec, spark, partitions=1).counts()
+    assert engine.bfs(spec, spark, partitions=3, driver_below=0).counts() == \
+        engine.bfs(spec, spark, partitions=1, driver_below=0).counts()
 
 
-def test_a_killed_spark_run_resumes_from_its_last_parquet_level(spark, tmp_path) -> None:
+@pytest.mark.parametrize("driver_below", [0, engine.DRIVER_BELOW], ids=["merge-written", "driver-written"])
+def test_a_killed_spark_run_resumes_from_its_last_parquet_level(spark, tmp_path, driver_below: int) -> None:
     spec = ExploreSpec("3.9", 2, 8, get_scope("basic"), mutant="leader-not-reelected", por=True)
     whole = bfs(spec)
-    engine.bfs(spec, spark, partitions=2, checkpoint_dir=tmp_path, stop_after_level=4)
+    engine.bfs(spec, spark, partitions=2, checkpoint_dir=tmp_path, stop_after_level=4, driver_below=driver_below)
     assert last_complete_level(tmp_path) == 4
     parts = sorted((tmp_path / "level-0004").glob("part-*.parquet"))
     assert len(parts) == 2
@@ -71,7 +84,7 @@ def test_a_killed_spark_run_resumes_from_its_last_parquet_level(spark, tmp_path)
     assert marker["level"] == 4 and marker["states"] == sum(whole.levels[:5])
     (tmp_path / "level-0005").mkdir()          # a level the kill interrupted: no _SUCCESS, ignored
     (tmp_path / "level-0005" / "part-00000.parquet").write_bytes(b"half-written")
-    resumed = engine.bfs(spec, spark, checkpoint_dir=tmp_path, resume=True)
+    resumed = engine.bfs(spec, spark, checkpoint_dir=tmp_path, resume=True)   # levels 5-8 as Spark jobs
     assert resumed.resumed_from_level == 4
     assert resumed.counts() == whole.counts()
 

@@ -2,7 +2,11 @@
 
 Each record is a whole batch keyed by its partition index (the partitioner is the identity on the key,
 one function object everywhere, so ``visited.union(candidates)`` of two equally partitioned RDDs is
-a partition-aware union and visited is never shuffled):
+a partition-aware union and visited is never shuffled). A node lives in the partition of its route mod P
+(``explore.space.route_of``: its coordinator state, corrs of parked requests blinded — a function of its
+fingerprint, so every copy of a node meets in one merge), so the nodes that share a coordinator state are
+expanded by one task and its Expander's caches serve them all (by fingerprint, each task re-derived much of
+what the other had: 17-24 % more CPU, measured on the local engine, explore/workers.py):
 
 - ``("V", fps)``: the visited fingerprints of one partition, a sorted int64 array;
 - ``("F", fps, nodes, paths, sleeps)``: the new frontier of one partition (nodes first reached at this level);
@@ -24,7 +28,6 @@ from __future__ import annotations
 
 import json
 import pickle
-import shutil
 import time
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
@@ -34,11 +37,12 @@ import numpy as np
 from explore.local import CheckpointError, Progress, absorb, keep
 from explore.result import ExploreResult, merge_found
 from explore.space import Expander, ExploreSpec
+from explore.spark.driver import DRIVER_BELOW, driver_levels, to_rdds
+from explore.spark.parquet import CHECKPOINT_FORMAT, commit_level, last_complete_level, level_dir, read_part, write_part
 from model.state import State
 
 LINEAGE_LEVELS = 10
 EMPTY = np.empty(0, np.int64).tobytes()
-CHECKPOINT_FORMAT = "kgc-explore-spark-checkpoint/1"
 
 _EXPANDERS: dict[str, Expander] = {}
 Records = Iterable[tuple[int, tuple]]
@@ -61,6 +65,7 @@ def _expander(spec_json: str) -> Expander:
     found = _EXPANDERS.get(spec_json)
     if found is None:
         found = _EXPANDERS[spec_json] = Expander(ExploreSpec.from_json(json.loads(spec_json)))
+        found.route_children = True     # candidates go to the partition of their route (see the module doc)
     return found
 
 
@@ -82,10 +87,10 @@ class Stats:
         edges |= self.edges
 
 
-def _batches(cands: dict[int, list], parts: int) -> Iterator[tuple[int, tuple]]:
+def _batches(cands: dict[int, list], routes: dict[int, int], parts: int) -> Iterator[tuple[int, tuple]]:
     routed: list[list[int]] = [[] for _ in range(parts)]
     for fp in cands:
-        routed[fp % parts].append(fp)
+        routed[routes[fp] % parts].append(fp)
     for o, fps in enumerate(routed):
         if fps:
             yield o, ("C", np.array(fps, np.int64).tobytes(), [cands[f][0] for f in fps],
@@ -97,15 +102,17 @@ def make_expand(spec_json: str, parts: int) -> Callable[[int, Records], RecordIt
         ex = _expander(spec_json)
         stats = Stats(ex.spec)
         cands: dict[int, list] = {}
+        routes: dict[int, int] = {}
         for _key, rec in records:
             if rec[0] != "F":
                 continue
             for node, path, sleep in zip(rec[2], rec[3], rec[4], strict=True):
                 exp = ex.expand(node, sleep)
                 absorb(stats.result, stats.states, stats.edges, exp, tuple(path))
-                for idx, fp, child, child_sleep in exp.children:
+                for (idx, fp, child, child_sleep), route in zip(exp.children, exp.routes, strict=True):
                     keep(cands, fp, child, path + bytes((idx,)), child_sleep)
-        yield from _batches(cands, parts)
+                    routes[fp] = route
+        yield from _batches(cands, routes, parts)
         yield index % parts, ("S", pickle.dumps(stats, protocol=5))
     return expand
 
@@ -142,7 +149,7 @@ def make_merge(checkpoint: str | None, level: int) -> Callable[[Records], Record
         frontier = ("F", np.array(new, np.int64).tobytes(), [cands[f][0] for f in new], [cands[f][1] for f in new],
                     [cands[f][2] for f in new])
         if checkpoint is not None:
-            _write_part(checkpoint, level, pidx, vis, frontier)
+            write_part(checkpoint, level, pidx, vis, frontier)
         if new:
             yield pidx, frontier
         yield pidx, ("V", vis.tobytes())
@@ -151,143 +158,118 @@ def make_merge(checkpoint: str | None, level: int) -> Callable[[Records], Record
     return merge
 
 
-# --- Parquet checkpoints -------------------------------------------------------------------------
-def _level_dir(checkpoint: str | Path, level: int) -> Path:
-    return Path(checkpoint) / f"level-{level:04d}"
-
-
-def _write_part(checkpoint: str, level: int, pidx: int, vis: np.ndarray, frontier: tuple) -> None:
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-    directory = _level_dir(checkpoint, level)
-    directory.mkdir(parents=True, exist_ok=True)
-    n = len(frontier[2])
-    table = pa.table({
-        "kind": pa.array(["V"] * len(vis) + ["F"] * n, pa.string()),
-        "fp": pa.array(np.concatenate([vis, np.frombuffer(frontier[1], np.int64)]), pa.int64()),
-        "node": pa.array([None] * len(vis) + frontier[2], pa.binary()),
-        "path": pa.array([None] * len(vis) + frontier[3], pa.binary()),
-        "sleep": pa.array([None] * len(vis) + [pickle.dumps(s, protocol=5) for s in frontier[4]], pa.binary()),
-    })
-    tmp = directory / f".part-{pidx:05d}.parquet.tmp"
-    pq.write_table(table, tmp)
-    tmp.replace(directory / f"part-{pidx:05d}.parquet")
-
-
-def _read_part(checkpoint: str, level: int, pidx: int) -> Iterator[tuple[int, tuple]]:
-    import pyarrow.parquet as pq
-    table = pq.read_table(_level_dir(checkpoint, level) / f"part-{pidx:05d}.parquet").to_pydict()
-    vis = [fp for fp, kind in zip(table["fp"], table["kind"], strict=True) if kind == "V"]
-    rows = [i for i, kind in enumerate(table["kind"]) if kind == "F"]
-    if rows:
-        fps = np.array([table["fp"][i] for i in rows], np.int64).tobytes()
-        yield pidx, ("F", fps, [table["node"][i] for i in rows], [table["path"][i] for i in rows],
-                     [pickle.loads(table["sleep"][i]) for i in rows])
-    yield pidx, ("V", np.array(vis, np.int64).tobytes())
-
-
-def last_complete_level(checkpoint: str | Path) -> int | None:
-    levels = sorted(int(p.parent.name.split("-")[1]) for p in Path(checkpoint).glob("level-*/_SUCCESS.json"))
-    return levels[-1] if levels else None
-
-
 # --- the driver --------------------------------------------------------------------------------------
 def bfs(spec: ExploreSpec, session: Any, partitions: int | None = None, checkpoint_dir: str | Path | None = None,
         resume: bool = False, progress: Callable[[Progress], None] | None = None,
-        stop_after_level: int | None = None, startup_seconds: float = 0.0) -> ExploreResult:
-    """Breadth-first search on ``session``'s SparkContext; the same result as ``explore.local.bfs``."""
+        stop_after_level: int | None = None, startup_seconds: float = 0.0, driver_below: int = DRIVER_BELOW
+        ) -> ExploreResult:
+    """Breadth-first search on ``session``'s SparkContext; the same result as ``explore.local.bfs``. Levels
+    with fewer than ``driver_below`` nodes are expanded on the driver (explore/spark/driver.py)."""
     sc = session.sparkContext
-    parts = partitions or sc.defaultParallelism
-    spec_json = json.dumps(spec.to_json(), sort_keys=True)
     checkpoint = str(Path(checkpoint_dir).resolve()) if checkpoint_dir is not None else None
     start = time.perf_counter()
     if resume:
-        if checkpoint is None:
-            raise CheckpointError("resume needs the checkpoint directory.")
-        level = last_complete_level(checkpoint)
-        if level is None:
-            raise CheckpointError(f"no complete Spark level under {checkpoint}; run with --out {checkpoint} first.")
-        saved = json.loads((_level_dir(checkpoint, level) / "_SUCCESS.json").read_text())
-        if saved.get("format") != CHECKPOINT_FORMAT or not ExploreSpec.from_json(saved["spec"]).same_space(spec):
-            raise CheckpointError(f"{checkpoint} holds another exploration; resume with the same options.")
-        parts = saved["partitions"]
-        with open(_level_dir(checkpoint, level) / "result.pkl", "rb") as f:
-            result, states, edges, frontier_size = pickle.load(f)
-        result.spec, result.resumed_from_level = spec, level
-        start -= result.seconds
-        loaded = sc.parallelize(range(parts), parts).flatMap(
-            lambda p, ck=checkpoint, lv=level: _read_part(ck, lv, p)).partitionBy(parts, part_ident)
-        loaded = loaded.persist(_storage())
-        visited = loaded.filter(lambda kv: kv[1][0] == "V")
-        frontier = loaded.filter(lambda kv: kv[1][0] == "F")
+        run = _resumed(spec, sc, checkpoint)
+        start -= run.result.seconds
     else:
-        ex = Expander(spec)
-        root_fp = ex.root_fp
-        result = ExploreResult(spec, "spark", "bfs", states=1, levels=[1])
-        result.add_root_violations(ex.root_violations)
-        states, edges = set(ex.root_abstract_states), set()
-        level, frontier_size = 0, 1
-        visited = sc.parallelize([(o, ("V", np.array([root_fp] if o == root_fp % parts else [], np.int64).tobytes()))
-                                  for o in range(parts)], parts).partitionBy(parts, part_ident)
-        frontier = sc.parallelize([(root_fp % parts, ("F", np.array([root_fp], np.int64).tobytes(), [ex.root], [b""],
-                                                      [frozenset() if spec.por else None]))], 1)
-    result.startup_seconds = startup_seconds
-    result.extra = {"partitions": parts, "master": sc.master}
+        run = _started(spec, sc, partitions or sc.defaultParallelism, checkpoint, start, driver_below,
+                       stop_after_level, progress)
+    run.result.startup_seconds = startup_seconds
+    run.result.extra = {"partitions": run.parts, "master": sc.master}
+    if run.frontier_size and run.level < spec.depth and not (stop_after_level is not None
+                                                             and run.level >= stop_after_level):
+        _spark_levels(spec, run, checkpoint, start, progress, stop_after_level)
+    result = run.result
+    result.complete = run.frontier_size == 0
+    result.seconds = time.perf_counter() - start
+    result.set_coverage(run.states, run.edges)
+    return result
+
+
+class _Run:
+    """What the driver carries from level to level."""
+
+    def __init__(self, result: ExploreResult, states: set[State], edges: set, parts: int, level: int,
+                 frontier_size: int, visited: Any, frontier: Any) -> None:
+        self.result, self.states, self.edges, self.parts = result, states, edges, parts
+        self.level, self.frontier_size, self.visited, self.frontier = level, frontier_size, visited, frontier
+
+
+def _resumed(spec: ExploreSpec, sc: Any, checkpoint: str | None) -> _Run:
+    if checkpoint is None:
+        raise CheckpointError("resume needs the checkpoint directory.")
+    level = last_complete_level(checkpoint)
+    if level is None:
+        raise CheckpointError(f"no complete Spark level under {checkpoint}; run with --out {checkpoint} first.")
+    saved = json.loads((level_dir(checkpoint, level) / "_SUCCESS.json").read_text())
+    if saved.get("format") != CHECKPOINT_FORMAT:
+        raise CheckpointError(f"{checkpoint} was written in another format ({saved.get('format')}, this kgc writes "
+                              f"{CHECKPOINT_FORMAT}); start again with --out.")
+    if not ExploreSpec.from_json(saved["spec"]).same_space(spec):
+        raise CheckpointError(f"{checkpoint} holds another exploration; resume with the same options.")
+    parts = saved["partitions"]
+    with open(level_dir(checkpoint, level) / "result.pkl", "rb") as f:
+        result, states, edges, frontier_size = pickle.load(f)
+    result.spec, result.resumed_from_level = spec, level
+    loaded = sc.parallelize(range(parts), parts).flatMap(
+        lambda p, ck=checkpoint, lv=level: read_part(ck, lv, p)).partitionBy(parts, part_ident)
+    loaded = loaded.persist(_storage())
+    return _Run(result, states, edges, parts, level, frontier_size, loaded.filter(lambda kv: kv[1][0] == "V"),
+                loaded.filter(lambda kv: kv[1][0] == "F"))
+
+
+def _started(spec: ExploreSpec, sc: Any, parts: int, checkpoint: str | None, start: float, driver_below: int,
+             stop_after_level: int | None, progress: Callable[[Progress], None] | None) -> _Run:
+    """The root, and the levels the driver expands itself; then the RDDs the Spark levels go on from."""
+    ex = Expander(spec)
+    result = ExploreResult(spec, "spark", "bfs", states=1, levels=[1])
+    result.add_root_violations(ex.root_violations)
+    states: set[State] = set(ex.root_abstract_states)
+    edges: set = set()
+    level, visited, frontier = driver_levels(
+        spec, ex, result, (states, edges), driver_below,
+        lambda lv: stop_after_level is not None and lv >= stop_after_level, progress,
+        (checkpoint, parts) if checkpoint is not None else None, start)
+    vis_rdd, front_rdd = to_rdds(sc, parts, visited, frontier, part_ident)
+    return _Run(result, states, edges, parts, level, len(frontier), vis_rdd, front_rdd)
+
+
+def _spark_levels(spec: ExploreSpec, run: _Run, checkpoint: str | None, start: float,
+                  progress: Callable[[Progress], None] | None, stop_after_level: int | None) -> None:
+    """One Spark job per level until the frontier is empty, the depth is reached or ``stop_after_level``."""
+    spec_json, parts, result = json.dumps(spec.to_json(), sort_keys=True), run.parts, run.result
     prev = None
-    while frontier_size and level < spec.depth:
+    while run.frontier_size and run.level < spec.depth:
         t_level = time.perf_counter()
-        expand = make_expand(spec_json, parts)
-        cand = frontier.mapPartitionsWithIndex(expand).partitionBy(parts, part_ident)
-        out = visited.union(cand).mapPartitions(make_merge(checkpoint, level + 1), True).persist(_storage())
-        if (level + 1) % LINEAGE_LEVELS == 0:
+        cand = run.frontier.mapPartitionsWithIndex(make_expand(spec_json, parts)).partitionBy(parts, part_ident)
+        out = run.visited.union(cand).mapPartitions(make_merge(checkpoint, run.level + 1), True).persist(_storage())
+        if (run.level + 1) % LINEAGE_LEVELS == 0:
             out.localCheckpoint()
         summary = out.filter(lambda kv: kv[1][0] != "V").map(
             lambda kv: ("F", len(kv[1][2])) if kv[1][0] == "F" else ("S", kv[1][1])).collect()
         if prev is not None:
             prev.unpersist()
         prev = out
-        frontier_size = 0
+        run.frontier_size = sum(value for tag, value in summary if tag == "F")
         for tag, value in summary:
-            if tag == "F":
-                frontier_size += value
-            else:
-                pickle.loads(value).merge_into(result, states, edges)
-        level += 1
-        if frontier_size:
-            result.levels.append(frontier_size)
-        result.states += frontier_size
+            if tag == "S":
+                pickle.loads(value).merge_into(result, run.states, run.edges)
+        run.level += 1
+        if run.frontier_size:
+            result.levels.append(run.frontier_size)
+        result.states += run.frontier_size
         result.level_seconds.append(time.perf_counter() - t_level)
         result.seconds = time.perf_counter() - start
-        visited = out.filter(lambda kv: kv[1][0] == "V")
-        frontier = out.filter(lambda kv: kv[1][0] == "F")
+        run.visited, run.frontier = out.filter(lambda kv: kv[1][0] == "V"), out.filter(lambda kv: kv[1][0] == "F")
         if checkpoint is not None:
-            _commit_level(checkpoint, level, spec, parts, result, states, edges, frontier_size)
+            commit_level(checkpoint, run.level, spec, parts, result, run.states, run.edges, run.frontier_size)
         if progress is not None:
-            progress(Progress(level, frontier_size, frontier_size, result.states, result.edges, result.seconds))
-        if stop_after_level is not None and level >= stop_after_level:
+            progress(Progress(run.level, run.frontier_size, run.frontier_size, result.states, result.edges,
+                              result.seconds))
+        if stop_after_level is not None and run.level >= stop_after_level:
             break
-    result.complete = frontier_size == 0
-    result.seconds = time.perf_counter() - start
-    result.set_coverage(states, edges)
     if prev is not None:
         prev.unpersist()
-    return result
-
-
-def _commit_level(checkpoint: str, level: int, spec: ExploreSpec, parts: int, result: ExploreResult,
-                  states: set[State], edges: set, frontier_size: int) -> None:
-    """After every part of ``level`` is written: the driver's counters, then the success marker; older
-    levels are removed (the run resumes from the newest complete one)."""
-    directory = _level_dir(checkpoint, level)
-    directory.mkdir(parents=True, exist_ok=True)
-    with open(directory / "result.pkl", "wb") as f:
-        pickle.dump((result, states, edges, frontier_size), f, protocol=5)
-    marker = {"format": CHECKPOINT_FORMAT, "spec": spec.to_json(), "partitions": parts, "level": level,
-              "states": result.states, "edges": result.edges, "frontier": frontier_size}
-    (directory / "_SUCCESS.json").write_text(json.dumps(marker, sort_keys=True) + "\n")
-    for old in Path(checkpoint).glob("level-*"):
-        if old != directory and old.name < directory.name:
-            shutil.rmtree(old, ignore_errors=True)
 
 
 __all__ = ["bfs", "part_ident", "last_complete_level"]

@@ -14,7 +14,7 @@ from typing import AbstractSet as Set
 
 import networkx as nx
 
-from explore.deadlines import REASON as UNTIMED, timed_edges
+from explore.deadlines import REASON as UNTIMED, Timing, timed_edges
 from explore.space import ExploreSpec, unpadded
 from harness.client_versions import client_version_for
 from harness.scope import Scope as HarnessScope
@@ -179,22 +179,38 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
     timed = _timed(profile, mscope, kinds_offered)
     if timed is not None:        # 0.10: what time rules out (explore/deadlines.py argues it)
         keys, reached = timed
-        for key in sorted(edges - keys, key=lambda k: (k[0].short(), k[1], k[2].short())):
+        for key in sorted(edges - keys.keys(), key=lambda k: (k[0].short(), k[1], k[2].short())):
             reasons.setdefault(key, UNTIMED)
-        edges &= keys
+        edges &= keys.keys()
         states &= reached
     return edges, states, reasons
 
 
 @lru_cache(maxsize=16)
 def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]]
-           ) -> tuple[frozenset[EdgeKey], frozenset[State]] | None:
-    """The edge keys and states of ``explore.deadlines.timed_edges`` (once per coordinator scope and offered actions:
-    the coverage map and the sweep's per-scope targets ask for the same)."""
+           ) -> tuple[dict[EdgeKey, frozenset[Timing]], frozenset[State]] | None:
+    """The edge keys (with the timings of their sources) and states of ``explore.deadlines.timed_edges``, once per
+    coordinator scope and offered actions: the coverage map and the sweep's per-scope targets ask for the same."""
     timed = timed_edges(profile, mscope, lambda a: (a.kind, a.arg) in kinds_offered)
     if timed is None:
         return None
-    return frozenset(edge_key(b, a, t) for b, a, t in timed[0]), frozenset(unpadded(s) for s in timed[1])
+    keys: dict[EdgeKey, set[Timing]] = {}
+    for (b, a, t), timings in timed[0].items():
+        keys.setdefault(edge_key(b, a, t), set()).update(timings)
+    return {k: frozenset(v) for k, v in keys.items()}, frozenset(unpadded(s) for s in timed[1])
+
+
+@lru_cache(maxsize=64)
+def source_timings(profile: str, scope: HarnessScope, kinds: tuple[str, ...]) -> dict[EdgeKey, frozenset[Timing]]:
+    """Per reachable edge of one scope's map, the timings of its source (``explore.deadlines.timing``) a timed run
+    takes it from — empty where time rules nothing out (no timed graph for the profile)."""
+    mscope = _model_scope(profile, scope)
+    kinds = tuple(sorted(set(kinds)))
+    g = _graph(profile, mscope)
+    kinds_offered = frozenset((d["kind"], d["arg"]) for _, _, d in g.edges(data=True)
+                              if not_offered(d["kind"], d["arg"], scope, kinds, profile) is None)
+    timed = _timed(profile, mscope, kinds_offered)
+    return {} if timed is None else timed[0]
 
 
 @lru_cache(maxsize=64)

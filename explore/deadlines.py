@@ -171,27 +171,41 @@ def _successors(g: _Graph, sid: int, codes: tuple[int, ...], join: int
             yield (action, *g.canonical(after, moved), j)
 
 
+#: what a sweep can read of a concrete run's timers (harness.puppets.timing): each slot value with where its ops stand
+#: (-1: none), sorted, and where the DelayedJoin stands (-1: none) — a timed node without the before-join flags
+Timing = tuple[tuple[tuple[str, int], ...], int]
+
+
+def timing(state: State, codes: tuple[int, ...], join: int) -> Timing:
+    slots = tuple(sorted((s.short(), _where(c) if c else -1) for s, c in zip(state.slots, codes, strict=True)
+                         if c or s.short() != "-"))
+    return slots, join
+
+
 def timed_edges(profile: str, scope: Scope, offered: Callable[[AbstractAction], bool]
-                ) -> tuple[set[Triple], set[State]] | None:
+                ) -> tuple[dict[Triple, set[Timing]], set[State]] | None:
     """Every (state, action, successor) of the model graph of ``scope`` some timed run takes with ``offered`` actions
-    (stutters left out), and the states they pass; None where the facts above do not hold (the model graph is then
-    the answer)."""
+    (stutters left out) with the timings of its source it is taken from, and the states the runs pass; None where the
+    facts above do not hold (the model graph is then the answer)."""
     if not applies(profile):
         return None
     g = _Graph(get_model_profile(profile), scope, offered)
     start = (g.id(initial(scope)), (0,) * scope.members, -1)
-    seen, queue, taken = {start}, [start], set()
+    seen, queue = {start}, [start]
+    taken: dict[tuple[int, AbstractAction, int], set[Timing]] = {}
     for sid, codes, join in queue:
         nodes = [(None, *n) for n in _ticks(g, sid, codes, join)] + list(_successors(g, sid, codes, join))
+        here: Timing | None = None
         for action, nid, ncodes, njoin in nodes:
             if action is not None and nid != sid:
-                taken.add((sid, action, nid))
+                here = here or timing(g.states[sid], codes, join)
+                taken.setdefault((sid, action, nid), set()).add(here)
             node = (nid, ncodes, njoin)
             if node not in seen:
                 seen.add(node)
                 queue.append(node)
     states = g.states
-    return {(states[a], action, states[b]) for a, action, b in taken}, {states[n[0]] for n in seen}
+    return {(states[a], action, states[b]): t for (a, action, b), t in taken.items()}, {states[n[0]] for n in seen}
 
 
-__all__ = ["REASON", "applies", "timed_edges"]
+__all__ = ["REASON", "Timing", "applies", "timed_edges", "timing"]

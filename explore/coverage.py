@@ -14,6 +14,7 @@ from typing import AbstractSet as Set
 
 import networkx as nx
 
+from explore.deadlines import REASON as UNTIMED, Timing, timed_edges
 from explore.space import ExploreSpec, unpadded
 from harness.client_versions import client_version_for
 from harness.scope import Scope as HarnessScope
@@ -59,6 +60,10 @@ def coverage(spec: ExploreSpec, states: set[State], edges: set[tuple[State, str,
 # * an edge whose action no client or environment action of the scope can produce is *not offered*
 #   (``not_offered`` argues each case from what the clients send); edges that lie only beyond such
 #   edges are *not offered* too (their source is unreachable with the offered actions);
+# * where liveness is deadline arithmetic with fixed session timeouts (0.10.0), an edge no run takes once each
+#   timer's place in time is counted is *not reachable* (``explore.deadlines``: a member's ops share one deadline,
+#   the clock waits for due timers, the DelayedJoin outlasts the ops of the members it waits for — each from
+#   SPEC.md); the model forgets time and offers it, no concrete coordinator can take it;
 # * edges are labelled by the action a step *is* (harness/labels.py names it), so two actions between
 #   the same two abstract states are two edges, each creditable.
 # The profile's map is the union of its scopes' maps; the reachable edges are the denominator, and the
@@ -164,11 +169,48 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
                 seen.add(v)
                 queue.append(v)
     edges = {key for u in seen for _, key in offered.get(u, ())}
+    states = {unpadded(state[u]) for u in seen}
     for u, items in sorted(offered.items()):
         for _, key in items:
             if u not in seen and key not in edges:
                 reasons.setdefault(key, "its source state lies beyond actions the world does not offer")
-    return edges, {unpadded(state[u]) for u in seen}, reasons
+    kinds_offered = frozenset((d["kind"], d["arg"]) for _, _, d in g.edges(data=True)
+                              if not_offered(d["kind"], d["arg"], scope, kinds, profile) is None)
+    timed = _timed(profile, mscope, kinds_offered)
+    if timed is not None:        # 0.10: what time rules out (explore/deadlines.py argues it)
+        keys, reached = timed
+        for key in sorted(edges - keys.keys(), key=lambda k: (k[0].short(), k[1], k[2].short())):
+            reasons.setdefault(key, UNTIMED)
+        edges &= keys.keys()
+        states &= reached
+    return edges, states, reasons
+
+
+@lru_cache(maxsize=16)
+def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]]
+           ) -> tuple[dict[EdgeKey, frozenset[Timing]], frozenset[State]] | None:
+    """The edge keys (with the timings of their sources) and states of ``explore.deadlines.timed_edges``, once per
+    coordinator scope and offered actions: the coverage map and the sweep's per-scope targets ask for the same."""
+    timed = timed_edges(profile, mscope, lambda a: (a.kind, a.arg) in kinds_offered)
+    if timed is None:
+        return None
+    keys: dict[EdgeKey, set[Timing]] = {}
+    for (b, a, t), timings in timed[0].items():
+        keys.setdefault(edge_key(b, a, t), set()).update(timings)
+    return {k: frozenset(v) for k, v in keys.items()}, frozenset(unpadded(s) for s in timed[1])
+
+
+@lru_cache(maxsize=64)
+def source_timings(profile: str, scope: HarnessScope, kinds: tuple[str, ...]) -> dict[EdgeKey, frozenset[Timing]]:
+    """Per reachable edge of one scope's map, the timings of its source (``explore.deadlines.timing``) a timed run
+    takes it from — empty where time rules nothing out (no timed graph for the profile)."""
+    mscope = _model_scope(profile, scope)
+    kinds = tuple(sorted(set(kinds)))
+    g = _graph(profile, mscope)
+    kinds_offered = frozenset((d["kind"], d["arg"]) for _, _, d in g.edges(data=True)
+                              if not_offered(d["kind"], d["arg"], scope, kinds, profile) is None)
+    timed = _timed(profile, mscope, kinds_offered)
+    return {} if timed is None else timed[0]
 
 
 @lru_cache(maxsize=64)

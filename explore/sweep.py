@@ -15,6 +15,9 @@ failed is tried again from each run of its source kept later (a later run is ano
 runs with fewer timers left due and runs in a situation not kept yet (harness.puppets.situation: the order of
 the deadlines, how many heartbeat ops each member holds) are preferred. A first pass tries each edge from one run, so that the
 frontier moves out fast; the other runs are tried once the configuration has no new state left. Configurations take turns in proportion to the edges their maps still have uncovered.
+Where time decides edges (0.10: explore/deadlines.py) a run's situation is its *timing* (harness.puppets.timing:
+where each slot's ops and the DelayedJoin stand — armed this millisecond, later, due): runs are kept for the timings the
+state's uncovered edges are taken from in the timed graph, and an edge is tried first from a run whose timing fits.
 Deterministic for a seed: maps sorted, runs numbered in the order they are kept, request variants shuffled by
 ``random.Random`` seeded by (seed, run, edge), so a second pass goes on where the first stopped.
 
@@ -26,12 +29,12 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Generic, Sequence
+from typing import Generic, Mapping, Sequence
 
 from core.actions import Action
 from explore.coverage import EdgeKey
 from explore.runs import R, Runs, abstract_kind
-from harness.puppets import moves, probes, situation
+from harness.puppets import moves, probes, situation, timing
 from model.state import State
 
 #: concrete runs kept per (configuration, abstract state)
@@ -40,6 +43,10 @@ KEEP = 4
 CAP = 24
 #: ... in the first pass over a new state (one run per edge): the frontier moves out before the hard edges are tried
 FIRST_CAP = 6
+#: ... where timings decide (0.10): a first try fits a timing only by chance, so the frontier moves on sooner and the
+#: edges wait for the runs kept for their timings (measured, sweep alone on 0.10.0 at 40,000 steps: 6 → 3,881 edges,
+#: 3 → 4,873, 2 → 4,928, 1 → 4,844)
+FIRST_CAP_TIMED = 2
 #: how often the source of an edge still uncovered is reached anew by another route in a round (``_Sweep.reroute``)
 REROUTES = 6
 #: edges remembered per state as ways into it (for routes that are not the first one)
@@ -79,8 +86,10 @@ class _Kept(Generic[R]):
 class _Config(Generic[R]):
     """One configuration's breadth-first sweep of its map."""
 
-    def __init__(self, index: int, edges: frozenset[EdgeKey]) -> None:
+    def __init__(self, index: int, edges: frozenset[EdgeKey], timings: Mapping[EdgeKey, frozenset[object]]) -> None:
         self.index, self.spent = index, 0
+        #: per edge, the timings of its source it can be taken from (explore/deadlines.py; empty: time rules nothing)
+        self.timings = timings
         self.out: dict[State, list[EdgeKey]] = {}
         for edge in sorted(edges, key=_order):
             self.out.setdefault(edge[0], []).append(edge)
@@ -99,8 +108,18 @@ class _Config(Generic[R]):
     def untried(self, edge: EdgeKey, cap: int) -> list[_Kept[R]]:
         """The kept runs of the edge's source it was tried from with fewer than ``cap`` candidates, best first."""
         seen = self.attempts.get(edge, {})
+        fits = self.timings.get(edge, ())
         return sorted((k for k in self.kept.get(edge[0], ()) if seen.get(k.number, 0) < cap),
-                      key=lambda k: (k.due, k.number))
+                      key=lambda k: (k.sign not in fits if fits else False, k.due, k.number))
+
+    def useful(self, state: State, covered: set[EdgeKey]) -> dict[object, int]:
+        """Per timing of ``state``: how many of its uncovered edges a timed run takes from it."""
+        out: dict[object, int] = {}
+        for edge in self.out.get(state, ()):
+            if edge not in covered:
+                for t in self.timings.get(edge, ()):
+                    out[t] = out.get(t, 0) + 1
+        return out
 
 
 class _Sweep(Generic[R]):
@@ -122,7 +141,8 @@ class _Sweep(Generic[R]):
         if state not in config.states and config.kept:
             return          # beyond the map (a third pending append, a fourth member): nothing to sweep from there
         world = self.runs.world(run)
-        due, sign = len(world.coord.due_timers()), situation(world)
+        due = len(world.coord.due_timers())
+        sign = timing(world) if config.timings else situation(world)
         kept = config.kept.get(state)
         if kept is None:
             kept = config.kept[state] = []
@@ -133,7 +153,11 @@ class _Sweep(Generic[R]):
         if len(kept) >= self.keep_n:
             signs = [k.sign for k in kept]
             twins = [i for i, k in enumerate(kept) if signs.count(k.sign) > 1]
-            if evict is not None:
+            useful = config.useful(state, self.covered) if config.timings and sign not in signs else {}
+            if useful.get(sign, 0) > min(useful.get(s, 0) for s in signs):
+                # a timing some uncovered edge needs, instead of the run whose timing fewest need
+                worst = min(range(len(kept)), key=lambda i: (useful.get(kept[i].sign, 0), -kept[i].number))
+            elif evict is not None:
                 worst = evict.randrange(len(kept))
             elif sign not in signs and twins:      # a situation not kept yet, instead of a second copy of one
                 worst = max(twins, key=lambda i: (kept[i].due, kept[i].number))
@@ -221,7 +245,8 @@ class _Sweep(Generic[R]):
             if edge in self.covered and edge[2] in config.kept:
                 continue
             # the frontier first: one run per edge while states are new, the others once it is explored
-            if not self.attempt(config, edge, *((1, FIRST_CAP) if first else (self.keep_n, self.cap))) \
+            first_cap = FIRST_CAP_TIMED if config.timings else FIRST_CAP
+            if not self.attempt(config, edge, *((1, first_cap) if first else (self.keep_n, self.cap))) \
                     and first and self.wanted(config, edge) and config.untried(edge, self.cap):
                 config.revisit[state] = None
             if self.result.failed is not None:
@@ -316,12 +341,15 @@ def _order(edge: EdgeKey) -> tuple[str, str, str]:
 
 
 def sweep(runs: Runs[R], maps: Sequence[frozenset[EdgeKey]], covered: set[EdgeKey], budget_steps: int, seed: int,
-          keep: int = KEEP, cap: int = CAP) -> SweepResult[R]:
+          keep: int = KEEP, cap: int = CAP, timings: Sequence[Mapping[EdgeKey, frozenset[object]]] = ()
+          ) -> SweepResult[R]:
     """Spend about ``budget_steps`` steps realising the edges of ``maps`` not in ``covered`` (not changed).
 
-    ``maps[i]``: the abstract edges configuration ``i`` (a world ``runs.starts[i]`` starts, puppet clients) can take."""
+    ``maps[i]``: the abstract edges configuration ``i`` (a world ``runs.starts[i]`` starts, puppet clients) can take;
+    ``timings[i]`` (optional): per edge, the timings of its source a timed run takes it from (explore/deadlines.py) —
+    runs are then kept for the timings the uncovered edges need and tried first where the timing fits."""
     search: _Sweep[R] = _Sweep(runs, covered, seed, keep, cap)
-    configs: list[_Config[R]] = [_Config(i, edges) for i, edges in enumerate(maps)]
+    configs: list[_Config[R]] = [_Config(i, edges, timings[i] if timings else {}) for i, edges in enumerate(maps)]
     for index, edges in enumerate(maps):
         for edge in edges:
             search.members.setdefault(edge, []).append(index)

@@ -300,4 +300,26 @@ def situation(world: World) -> tuple[object, ...]:
     return tuple(out)
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "situation", "variations"]
+def timing(world: World) -> tuple[tuple[tuple[str, int], ...], int]:
+    """Where the group's timers stand, as explore/deadlines.py's timed graph counts it: each slot value (every member
+    id, pending id and id with live ops) with where its heartbeat ops stand — 0 armed in this millisecond, 1 later,
+    2 due, -1 none — sorted, and where the DelayedJoin stands (-1: none)."""
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    if group is None:
+        return (), -1
+    now = coord.now_ms
+    where: dict[str, int] = {}
+    join = -1
+    for op in coord.timer.entries.values():
+        if getattr(op, "group", None) is not group:
+            continue
+        at = 0 if op.deadline_ms - op.delay_ms == now else 2 if op.deadline_ms < now else 1
+        if isinstance(op, DelayedHeartbeat):
+            where[op.member_id] = max(where.get(op.member_id, at), at)
+        elif isinstance(op, DelayedJoin):
+            join = at
+    return tuple(sorted((value, where.get(m, -1)) for m, value in _ids(world).items())), join
+
+
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "situation", "timing", "variations"]

@@ -6,6 +6,8 @@ import random
 import pytest
 
 from explore.coverage import NOT_REACHED, NOT_REALISED, NOT_TRIED, SOURCE_UNREACHED, measure, not_offered
+from explore.deadlines import REASON as UNTIMED
+from explore.deadlines import applies as deadlines_apply
 from harness.refinement import model_edge
 from harness.world import World
 from kgc.directed import Coverage, fork, profile_map, report
@@ -151,3 +153,52 @@ def test_an_uncovered_edge_says_whether_its_source_was_reached_and_whether_a_pla
     assert reasons[(b[0].short(), b[1], b[2].short())] == f"{NOT_REACHED}: {NOT_TRIED}"
     unreached = [r for e, r in reasons.items() if e[0] not in (a[0].short(), b[0].short()) and e[1] == c[1]]
     assert unreached and all(r == f"{NOT_REACHED}: {SOURCE_UNREACHED}" for r in unreached)
+
+
+def _key(edges: object, before: str, label: str, after: str) -> tuple:
+    return next(e for e in edges if (e[0].short(), e[1], e[2].short()) == (before, label, after))   # type: ignore
+
+
+def test_time_rules_out_a_second_heartbeat_op_of_a_member_awaiting_since_the_rebalance_began() -> None:
+    """explore/deadlines.py on 0.10.0: the leader's JoinGroup began the rebalance (with three members holding ops no
+    other request does, and a new member holds none while it awaits its join), so its op is older than the DelayedJoin
+    and cannot be in the millisecond the join completes: onCompleteJoin's reschedule leaves it one op (SPEC.md §4.6).
+    A follower that committed after the rebalance began (a reschedule in PreparingRebalance, §3.5) and then rejoined
+    can — that edge stays, as does the one-op outcome."""
+    cmap = profile_map("0.10.0", {"churn": WALK_SCOPES["churn"]}, WALK_KINDS)
+    source = "PreparingRebalance join=join sync=0 appends=[] slots=[MLJw MJw Mw]"
+    leader = _key(cmap.excluded, source, "ExpireJoin",
+                  "CompletingRebalance join=none sync=0 appends=[] slots=[MLww Mw -w]")
+    assert cmap.excluded[leader] == UNTIMED
+    for after in ("[MLw Mww -w]", "[MLw Mw -w]"):
+        assert _key(cmap.reachable_edges, source, "ExpireJoin",
+                    f"CompletingRebalance join=none sync=0 appends=[] slots={after}") not in cmap.excluded
+
+
+def test_time_rules_out_an_expiry_that_needs_the_clock_to_pass_a_due_timer() -> None:
+    """The partition scope (no commits): the members a join completion removes held only ops older than the
+    DelayedJoin, so they are due when it fires (§4.9), and the leader's op, armed at that completion, cannot come due
+    before they fire (the clock waits for due timers). With commits (churn) a removed member's op can be younger."""
+    source, label = "CompletingRebalance join=none sync=0 appends=[] slots=[MLw -w]", "ExpireHeartbeat(MLw)"
+    after = "Absent gen0 join=none sync=0 appends=[] slots=[]"
+    partition = profile_map("0.10.0", {"partition": WALK_SCOPES["partition"]}, WALK_KINDS)
+    assert partition.excluded[_key(partition.excluded, source, label, after)] == UNTIMED
+    churn = profile_map("0.10.0", {"churn": WALK_SCOPES["churn"]}, WALK_KINDS)
+    assert _key(churn.reachable_edges, source, label, after) in churn.reachable_edges
+
+
+def test_the_time_argument_holds_only_for_fixed_session_deadline_arithmetic() -> None:
+    assert deadlines_apply("0.10.0")
+    assert not any(deadlines_apply(p) for p in ("2.4.1", "2.7.0", "3.9"))
+    cmap = profile_map("3.9", {"churn": WALK_SCOPES["churn"]}, WALK_KINDS)
+    assert UNTIMED not in cmap.excluded.values()
+
+
+def test_no_edge_a_checked_run_took_is_one_time_rules_out() -> None:
+    """Soundness on real runs: walks and the sweep on 0.10.0 never record an edge the denominator leaves out for
+    time."""
+    cmap = profile_map("0.10.0", WALK_SCOPES, WALK_KINDS)
+    untimed = {e for e, why in cmap.excluded.items() if why == UNTIMED}
+    assert untimed
+    _, both = _walks_then_directed("0.10.0", 0)
+    assert not both.edges & untimed

@@ -6,11 +6,11 @@ import json
 import pytest
 
 from core.actions import Action
-from explore.coverage import scope_edges
+from explore.coverage import scope_edges, source_timings
 from explore.runs import Runs
 from explore.sweep import parse_label, sweep
 from harness.external import WireRequest
-from harness.puppets import KINDS, moves, owner, probes, variations
+from harness.puppets import KINDS, moves, owner, probes, timing, variations
 from harness.replay import replay
 from harness.world import World
 from kgc.directed import Coverage, _state, fork, profile_map, report, run_edges, swept
@@ -137,3 +137,33 @@ def test_probes_ask_each_slot_value_for_each_answer() -> None:
     gen = world.coord.describe(world.group_id).generation_id
     assert sent == [("Heartbeat", member, gen), ("Heartbeat", member, gen - 1), ("SyncGroup", member, gen),
                     ("OffsetCommit", member, gen), ("JoinGroup", member, -1)]
+
+
+def test_a_puppet_runs_timing_reads_as_the_timed_graph_counts_it() -> None:
+    """harness.puppets.timing and explore.deadlines.timing name the same thing: a first member joins and syncs, and a
+    heartbeat in that millisecond piles a second live op onto the one the store callback armed (0.10, §4.6); the run's
+    timing is one the timed graph takes edges from, and a clock tick moves its ops from "this millisecond" (0) to
+    "later" (1). Profiles where time rules nothing out give the sweep no timings."""
+    run = CheckedRun(World("0.10.0", CHURN, clients=KINDS, record=True))
+    world = run.world
+    for kind, acting in (("JoinGroup/new", "-"), ("SyncGroup", "MLw"), ("Heartbeat", "MLw")):
+        assert any(_take(run, seq) for seq in moves(world, kind, acting, "") if len(seq) == 1), (kind, _state(run))
+    assert _state(run).short().endswith("slots=[MLww]")
+    fits = source_timings("0.10.0", CHURN, PUPPET_KINDS)
+    here = {t for e, ts in fits.items() if e[0] == _state(run) for t in ts}
+    assert timing(world) == ((("MLww", 0),), -1) and timing(world) in here
+    run.step(Action("AdvanceClock", -1, 1))
+    assert timing(world) == ((("MLww", 1),), -1) and timing(world) in here
+    assert source_timings("3.9", CHURN, PUPPET_KINDS) == {}
+
+
+def _take(run: CheckedRun, sequence: tuple[Action, ...]) -> bool:
+    """Step ``run`` through ``sequence`` if a fork of it records a new edge that way (else leave it as it was)."""
+    twin = fork(run)
+    for action in sequence:
+        twin.step(action)
+    if not run_edges(twin) - run_edges(run):
+        return False
+    for action in sequence:
+        run.step(action)
+    return True

@@ -1,0 +1,211 @@
+"""Which abstract edges no run can take once time is counted: the model graph with each timer's place in time.
+
+The abstract state forgets time (model/state.py). Where liveness is deadline arithmetic with a session timeout fixed
+per member (releases before KAFKA-9752, KAFKA-7610 and KAFKA-14009: 0.10.0), time decides edges by three facts:
+
+* **one deadline per member** (SPEC.md §2 liveness table, §4.6): a reschedule at ``now`` stamps latestHeartbeat =
+  now, completes every op of the member whose deadline is before now + session (all ops scheduled in an earlier
+  millisecond; session fixed, §2 ``sessionTimeoutMs`` is a ``val`` before 3.3.2) and arms one with deadline now +
+  session. So all live ops of a member were scheduled in one millisecond: a second live op (the model's MANY) needs a
+  reschedule in that same millisecond, and a reschedule in any later one leaves exactly one op;
+* **a timer fires only once due, and the clock waits for due timers** (harness/world.py: FireTimer for due timers,
+  AdvanceClock only while none is due — SPEC.md §4.3's bounded lateness, shorter than any delay here): a timer armed
+  after another one became due cannot come due before that one fires;
+* **the DelayedJoin outlasts the ops of the members it waits for** (§4.4, §4.9: before JoinGroup v1 its delay is the
+  largest session timeout of the members present when the rebalance starts): an op of such a member scheduled no
+  later than the DelayedJoin is due by the time the DelayedJoin is.
+
+``timed_edges`` walks the model graph of a scope with, for each slot holding ops and for the DelayedJoin, where the
+timer stands — armed in this millisecond (``NOW``), armed earlier and not due (``LATER``), due (``DUE``) — and a
+clock move (``tick``) that may bring any set of them due. It only ever *removes* possibilities from the model (every
+concrete run maps to a timed run: the tick over-approximates the order of deadlines), so an abstract edge it never
+takes is one no run of the world takes; the coverage map leaves those out (explore/coverage.py).
+"""
+from __future__ import annotations
+
+from dataclasses import replace
+from itertools import product
+from typing import Callable, Iterator
+
+from model.outputs import HEARTBEAT_OP, JOIN_OP
+from model.profiles import ModelProfile, get_model_profile
+from model.releases import fact
+from model.state import MANY, MEMBER, NO_JOIN, AbstractAction, Scope, State, initial
+from model.step import enabled, outcomes
+
+NOW, LATER, DUE = 0, 1, 2
+Triple = tuple[State, AbstractAction, State]
+#: why an edge of the map is not reachable once time is counted (the coverage map's reason)
+REASON = ("no run takes it once time is counted: a member's heartbeat ops share one deadline, so a second op only "
+          "in the millisecond of the first (SPEC.md §2, §4.6); a timer fires only once due and the clock waits for "
+          "due timers (§4.3, harness/world.py); the DelayedJoin is due no earlier than the ops of the members it "
+          "waits for (§4.9: delay = the largest session timeout) — explore/deadlines.py")
+
+
+def applies(profile: str) -> bool:
+    """Deadline arithmetic with fixed session timeouts and no new-member op: the three facts hold (0.10.0)."""
+    return not any(fact(name, profile) for name in ("heartbeat-satisfied-flag", "new-member-timeout",
+                                                    "rejoin-updates-timeouts", "rebalance-timeout"))
+
+
+# A timed node is (state id, one timer code per slot, the DelayedJoin's place or -1). A slot's code is 0 when it holds
+# no op, else 1 + 2 * where its ops stand + (1 if they were armed before the DelayedJoin, so due no later than it).
+def _code(where: int, before: bool) -> int:
+    return 1 + 2 * where + before
+
+
+def _where(code: int) -> int:
+    return (code - 1) // 2
+
+
+#: per slot of an outcome: no op left, its ops untouched, or armed now (any / only in its ops' millisecond / only later)
+GONE, KEEP, ARMED, SAME_MS, LATER_MS = range(5)
+_Out = tuple[State, tuple[int, ...], int, int]   # successor (slots in place), rule per slot, join rule, members mask
+
+
+class _Graph:
+    """The model's outcomes compiled once per (state, action): what each slot's timer does, the successor's id."""
+
+    def __init__(self, p: ModelProfile, scope: Scope, offered: Callable[[AbstractAction], bool]) -> None:
+        self.p, self.scope, self.offered = p, scope, offered
+        self.states: list[State] = []
+        self.ids: dict[State, int] = {}
+        self.ordered: dict[tuple[int, tuple[int, ...]], tuple[int, tuple[int, ...]]] = {}
+        self.moves: dict[int, list[tuple[AbstractAction, list[_Out]]]] = {}
+
+    def id(self, state: State) -> int:
+        got = self.ids.get(state)
+        if got is None:
+            got = self.ids[state] = len(self.states)
+            self.states.append(state)
+        return got
+
+    def canonical(self, after: State, codes: list[int]) -> tuple[int, tuple[int, ...]]:
+        """The canonical successor's id and its codes (equal slots ordered by their timers)."""
+        key = (id(after), tuple(codes))     # ``after`` lives as long as the graph (held by ``moves``/``states``)
+        got = self.ordered.get(key)
+        if got is None:
+            order = sorted(range(len(codes)), key=lambda i: (after.slots[i], codes[i]), reverse=True)
+            got = self.ordered[key] = self.id(after.canonical()), tuple(codes[i] for i in order)
+        return got
+
+    def compiled(self, sid: int) -> list[tuple[AbstractAction, list[_Out]]]:
+        got = self.moves.get(sid)
+        if got is None:
+            state = self.states[sid]
+            got = self.moves[sid] = [(a, self._outcomes(state, a)) for a in enabled(state, self.p, self.scope)
+                                     if self.offered(a)]
+        return got
+
+    def _outcomes(self, state: State, action: AbstractAction) -> list[_Out]:
+        """(successor with slots in place, rule per slot, join rule: 0 none / 1 armed now / 2 kept, members mask)."""
+        got = [(t, o.arms) for t, o in outcomes(state, action, self.p, self.scope, canonical=False)
+               if len(t.appends) <= self.scope.max_appends]
+        siblings = {t for t, _ in got}
+        out = []
+        for after, arms in got:
+            rules = []
+            for i, (was, now) in enumerate(zip(state.slots, after.slots, strict=True)):
+                if not now.watch:
+                    rules.append(GONE)
+                elif not any(a.op == HEARTBEAT_OP and a.slot == i for a in arms):
+                    rules.append(KEEP)             # untouched (or some of its due ops expired)
+                elif now.watch == MANY:
+                    # older ops outlive a reschedule only in their own millisecond
+                    rules.append(SAME_MS if was.watch else -1)
+                else:
+                    twin = replace(after, slots=after.slots[:i] + (replace(now, watch=MANY),) + after.slots[i + 1:])
+                    # the model's "a later millisecond" branch of a reschedule of a slot holding ops
+                    rules.append(LATER_MS if was.watch and twin in siblings else ARMED)
+            if -1 in rules:
+                continue
+            join = 0 if after.join_op == NO_JOIN else 1 if any(a.op == JOIN_OP for a in arms) else 2
+            members = sum(1 << i for i, s in enumerate(after.slots) if s.status == MEMBER)
+            out.append((after, tuple(rules), join, members))
+        return out
+
+
+def _ticks(g: _Graph, sid: int, codes: tuple[int, ...], join: int) -> Iterator[tuple[int, tuple[int, ...], int]]:
+    """A clock move while nothing is due: every armed timer stays or comes due; the DelayedJoin only with the ops
+    armed before it."""
+    if join == DUE or any(c and _where(c) == DUE for c in codes):
+        return
+    options = [[0] if not c else [_code(LATER, bool((c - 1) % 2)), _code(DUE, bool((c - 1) % 2))] for c in codes]
+    state = g.states[sid]
+    for moved in product(*options):
+        for j in ([-1] if join < 0 else [LATER, DUE]):
+            if j == DUE and any(c and (c - 1) % 2 and _where(c) != DUE for c in moved):
+                continue
+            yield (sid, *g.canonical(state, list(moved))[1:], j)
+
+
+def _successors(g: _Graph, sid: int, codes: tuple[int, ...], join: int
+                ) -> Iterator[tuple[AbstractAction, int, tuple[int, ...], int]]:
+    for action, outs in g.compiled(sid):
+        if action.kind == "ExpireHeartbeat" and not (codes[action.slot] and _where(codes[action.slot]) == DUE):
+            continue
+        if action.kind == "ExpireJoin" and join != DUE:
+            continue
+        for after, rules, join_rule, members in outs:
+            moved, ok = [], True
+            for i, rule in enumerate(rules):
+                if rule == GONE:
+                    moved.append(0)
+                elif rule == KEEP:
+                    moved.append(codes[i])
+                else:
+                    same = bool(codes[i]) and _where(codes[i]) == NOW
+                    if (rule == SAME_MS and not same) or (rule == LATER_MS and same):
+                        ok = False
+                        break
+                    moved.append(_code(NOW, False))
+            if not ok:
+                continue
+            if join_rule == 0:
+                j, moved = -1, [c and _code(_where(c), False) for c in moved]
+            elif join_rule == 1:   # armed now: the ops of every member present are due no later than it
+                j = NOW
+                moved = [c and _code(_where(c), bool(members >> i & 1)) for i, c in enumerate(moved)]
+            else:
+                j = join
+            yield (action, *g.canonical(after, moved), j)
+
+
+#: what a sweep can read of a concrete run's timers (harness.puppets.timing): each slot value with where its ops stand
+#: (-1: none), sorted, and where the DelayedJoin stands (-1: none) — a timed node without the before-join flags
+Timing = tuple[tuple[tuple[str, int], ...], int]
+
+
+def timing(state: State, codes: tuple[int, ...], join: int) -> Timing:
+    slots = tuple(sorted((s.short(), _where(c) if c else -1) for s, c in zip(state.slots, codes, strict=True)
+                         if c or s.short() != "-"))
+    return slots, join
+
+
+def timed_edges(profile: str, scope: Scope, offered: Callable[[AbstractAction], bool]
+                ) -> tuple[dict[Triple, set[Timing]], set[State]] | None:
+    """Every (state, action, successor) of the model graph of ``scope`` some timed run takes with ``offered`` actions
+    (stutters left out) with the timings of its source it is taken from, and the states the runs pass; None where the
+    facts above do not hold (the model graph is then the answer)."""
+    if not applies(profile):
+        return None
+    g = _Graph(get_model_profile(profile), scope, offered)
+    start = (g.id(initial(scope)), (0,) * scope.members, -1)
+    seen, queue = {start}, [start]
+    taken: dict[tuple[int, AbstractAction, int], set[Timing]] = {}
+    for sid, codes, join in queue:
+        nodes = [(None, *n) for n in _ticks(g, sid, codes, join)] + list(_successors(g, sid, codes, join))
+        here: Timing | None = None
+        for action, nid, ncodes, njoin in nodes:
+            if action is not None and nid != sid:
+                here = here or timing(g.states[sid], codes, join)
+                taken.setdefault((sid, action, nid), set()).add(here)
+            node = (nid, ncodes, njoin)
+            if node not in seen:
+                seen.add(node)
+                queue.append(node)
+    states = g.states
+    return {(states[a], action, states[b]): t for (a, action, b), t in taken.items()}, {states[n[0]] for n in seen}
+
+
+__all__ = ["REASON", "Timing", "applies", "timed_edges", "timing"]

@@ -17,7 +17,10 @@ the deadlines, how many heartbeat ops each member holds) are preferred. A first 
 frontier moves out fast; the other runs are tried once the configuration has no new state left. Configurations take turns in proportion to the edges their maps still have uncovered.
 Where time decides edges (0.10: explore/deadlines.py) a run's situation is its *timing* (harness.puppets.timing:
 where each slot's ops and the DelayedJoin stand — armed this millisecond, later, due): runs are kept for the timings the
-state's uncovered edges are taken from in the timed graph, and an edge is tried first from a run whose timing fits.
+state's uncovered edges are taken from in the timed graph, and an edge is tried first from a run whose timing fits;
+when no kept run of its source fits, one is derived from a kept run by a short prefix that comes back to the same
+abstract state (harness.puppets.retimings: the clock moved just past a deadline, members' ops armed anew in that
+millisecond), checked step by step like any try, and kept.
 Deterministic for a seed: maps sorted, runs numbered in the order they are kept, request variants shuffled by
 ``random.Random`` seeded by (seed, run, edge), so a second pass goes on where the first stopped.
 
@@ -34,7 +37,7 @@ from typing import Generic, Mapping, Sequence
 from core.actions import Action
 from explore.coverage import EdgeKey
 from explore.runs import R, Runs, abstract_kind
-from harness.puppets import moves, probes, situation, timing
+from harness.puppets import moves, probes, retimings, situation, timing
 from model.state import State
 
 #: concrete runs kept per (configuration, abstract state)
@@ -49,6 +52,11 @@ FIRST_CAP = 6
 FIRST_CAP_TIMED = 2
 #: how often the source of an edge still uncovered is reached anew by another route in a round (``_Sweep.reroute``)
 REROUTES = 6
+#: where timings decide: when no kept run of an edge's source has a timing it is taken from, derive one from a kept run
+#: by a stutter prefix (harness.puppets.retimings) — from at most this many kept runs per try of the edge
+RETIME_RUNS = 1
+#: ... and at most this many prefixes (whose guessed timing fits) per kept run
+RETIME_PREFIXES = 2
 #: edges remembered per state as ways into it (for routes that are not the first one)
 INTO = 8
 
@@ -103,6 +111,7 @@ class _Config(Generic[R]):
         self.rerouted: dict[EdgeKey, int] = {}            # uncovered edge -> how often its source was reached anew
         self.turn = 0
         self.revisit: dict[State, None] = {}              # processed states with a run kept since (in order)
+        self.retimed: dict[EdgeKey, set[int]] = {}        # edge -> kept run numbers a stutter prefix was tried from
         self.done = False
 
     def untried(self, edge: EdgeKey, cap: int) -> list[_Kept[R]]:
@@ -196,7 +205,11 @@ class _Sweep(Generic[R]):
         kind, acting, arg = parse_label(edge[1])
         self.result.tried.add(edge)
         seen = config.attempts.setdefault(edge, {})
-        for kept in config.untried(edge, cap)[:runs]:
+        chosen = config.untried(edge, cap)[:runs]
+        fits = config.timings.get(edge, ())
+        if fits and not any(k.sign in fits for k in config.kept.get(edge[0], ())):
+            chosen = self.retime(config, edge, fits) + chosen
+        for kept in chosen:
             candidates = moves(self.runs.world(kept.run), kind, acting, arg)
             if candidates and candidates[0][-1].kind == "Receive":
                 random.Random(f"{self.seed}/{kept.number}/{edge[1]}").shuffle(candidates)   # the same order each pass
@@ -205,6 +218,51 @@ class _Sweep(Generic[R]):
                 if self.result.failed is not None or self.try_one(config, kept.run, sequence, edge) is not None:
                     return self.result.failed is None
         return False
+
+    def retime(self, config: _Config[R], edge: EdgeKey, fits: frozenset[object]) -> list[_Kept[R]]:
+        """A run of the edge's source in a timing it is taken from, derived from a kept run by a stutter prefix whose
+        guessed timing fits (kept like any run; [] when none did)."""
+        state = edge[0]
+        done = config.retimed.setdefault(edge, set())
+        tried = 0
+        for kept in sorted(config.kept.get(state, ()), key=lambda k: (k.due, k.number)):
+            if tried >= RETIME_RUNS:
+                break
+            if kept.number in done:
+                continue
+            done.add(kept.number)
+            tried += 1
+            world = self.runs.world(kept.run)
+            for _, prefix in [g for g in retimings(world) if g[0] in fits][:RETIME_PREFIXES]:
+                twin = self.runs.fork(kept.run)
+                before = self.result.steps
+                world_twin = self.runs.world(twin)
+                for action in prefix:       # through every step: a prefix may leave the state and come back
+                    if twin.over or not world_twin.is_enabled(action) or self.runs.failed(twin):
+                        break
+                    twin.step(action)
+                    self.result.steps += 1
+                config.spent += self.result.steps - before
+                self.result.tries += 1
+                edges = sorted(self.runs.edges(twin), key=_order)
+                self.result.edges.update(edges)
+                self.cover(edges)
+                if self.runs.failed(twin):
+                    self.result.failed = twin
+                    return []
+                if twin.over or self.runs.state(twin) != state:
+                    continue
+                sign = timing(self.runs.world(twin))
+                if sign not in fits:
+                    continue
+                number = self.numbers
+                self.keep(config, twin)
+                got = config.kept.get(state, [])
+                if self.numbers > number and got and got[-1].number == self.numbers:
+                    return [got[-1]]
+                self.numbers += 1
+                return [_Kept(self.numbers, len(self.runs.world(twin).coord.due_timers()), twin, sign)]
+        return []
 
     def try_one(self, config: _Config[R], run: R, sequence: Sequence[Action], edge: EdgeKey | None,
                 evict: random.Random | None = None) -> R | None:

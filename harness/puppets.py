@@ -322,4 +322,60 @@ def timing(world: World) -> tuple[tuple[tuple[str, int], ...], int]:
     return tuple(sorted((value, where.get(m, -1)) for m, value in _ids(world).items())), join
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "situation", "timing", "variations"]
+def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int], Sequence_]]:
+    """Stutter prefixes that move the group's timers to another timing (``timing``) without an abstract step, each with
+    the timing it is expected to leave: the clock moved by a tick or just past a live timer's deadline (so the timers
+    up to it come due), or not moved, then heartbeats of a set of members in that millisecond (their ops armed now).
+    Only a guess — whether a prefix stutters and which timing it leaves is for the caller to check on a fork."""
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    view = coord.describe(world.group_id)
+    if group is None or view is None:
+        return []
+    now = coord.now_ms
+    ops = [op for _, op in sorted(coord.timer.entries.items()) if getattr(op, "group", None) is group]
+    ids = _ids(world)
+    members = sorted(view.members)
+    times = [now]
+    if not coord.due_timers():
+        times += sorted({now + 1} | {op.deadline_ms + 1 for op in ops if op.deadline_ms >= now})
+    b = _Builder(world)
+    rearm = "Heartbeat" if coord.profile.heartbeat_answers[group.state][1] else \
+        "OffsetCommit" if world.scope.commits else ""
+    out = []
+    for t in times:
+        if not _time_left(world, t - now):
+            continue
+        for mask in range(0 if t > now else 1, 1 << len(members)):
+            beating = {m for i, m in enumerate(members) if mask >> i & 1}
+            where: dict[str, int] = {m: 0 for m in beating}
+            join = -1
+            for op in ops:
+                armed = op.deadline_ms - op.delay_ms
+                at = 0 if armed == t else 2 if op.deadline_ms < t else 1
+                if isinstance(op, DelayedHeartbeat):
+                    if op.member_id not in beating:
+                        where[op.member_id] = max(where.get(op.member_id, at), at)
+                elif isinstance(op, DelayedJoin):
+                    join = at
+            guess = tuple(sorted((value, where.get(m, -1)) for m, value in ids.items())), join
+            move = (Action("AdvanceClock", -1, t - now),) if t > now else ()
+            # a member's ops are armed anew by a heartbeat in Stable, by a commit elsewhere (0.10, SPEC.md §3.3, §3.5);
+            # twice where it holds two (the second keeps the slot's MANY in the same millisecond)
+            who = [m for m in sorted(beating) for _ in range(2 if ids.get(m, "").endswith("ww") else 1)]
+            if rearm == "Heartbeat":
+                beats = tuple(b.receive(len(move) + i, owner(m), "Heartbeat", member_id=m,
+                                        generation_id=view.generation_id) for i, m in enumerate(who))
+            elif rearm == "OffsetCommit":
+                beats = tuple(b.receive(len(move) + i, owner(m), "OffsetCommit", member_id=m,
+                                        generation_id=view.generation_id, offsets=(("t-0", 1),))
+                              for i, m in enumerate(who))
+            elif who:
+                continue
+            else:
+                beats = ()
+            out.append((guess, move + beats))
+    return out
+
+
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "retimings", "situation", "timing", "variations"]

@@ -10,7 +10,7 @@ from explore.coverage import scope_edges, source_timings
 from explore.runs import Runs
 from explore.sweep import parse_label, sweep
 from harness.external import WireRequest
-from harness.puppets import KINDS, moves, owner, probes, timing, variations
+from harness.puppets import KINDS, moves, owner, probes, retimings, timing, variations
 from harness.replay import replay
 from harness.world import World
 from kgc.directed import Coverage, _state, fork, profile_map, report, run_edges, swept
@@ -167,3 +167,24 @@ def _take(run: CheckedRun, sequence: tuple[Action, ...]) -> bool:
     for action in sequence:
         run.step(action)
     return True
+
+
+def test_retimings_come_back_to_the_state_in_the_timing_they_guess() -> None:
+    """harness.puppets.retimings: from [MLww] with its ops armed earlier, two heartbeats in one millisecond arm both
+    anew (0), and a clock move just past the deadline leaves them due (2) — each prefix that comes back to the same
+    abstract state leaves the timing it guessed."""
+    run = CheckedRun(World("0.10.0", CHURN, clients=KINDS, record=True))
+    for kind, acting in (("JoinGroup/new", "-"), ("SyncGroup", "MLw"), ("Heartbeat", "MLw")):
+        assert any(_take(run, seq) for seq in moves(run.world, kind, acting, "") if len(seq) == 1)
+    run.step(Action("AdvanceClock", -1, 1))
+    state = _state(run)
+    assert timing(run.world) == ((("MLww", 1),), -1)
+    realised = set()
+    for guess, prefix in retimings(run.world):
+        twin = fork(run)
+        for action in prefix:
+            twin.step(action)
+        if _state(twin) == state:
+            assert timing(twin.world) == guess, prefix
+            realised.add(guess)
+    assert {((("MLww", 0),), -1), ((("MLww", 2),), -1)} <= realised

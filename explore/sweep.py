@@ -209,6 +209,8 @@ class _Sweep(Generic[R]):
         fits = config.timings.get(edge, ())
         if fits and not any(k.sign in fits for k in config.kept.get(edge[0], ())):
             chosen = self.retime(config, edge, fits) + chosen
+            if self.result.failed is not None:      # a retiming prefix found a violation: the sweep ends
+                return False
         for kept in chosen:
             candidates = moves(self.runs.world(kept.run), kind, acting, arg)
             if candidates and candidates[0][-1].kind == "Receive":

@@ -57,20 +57,20 @@ from __future__ import annotations
 
 import io
 import pickle
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
 from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
 from explore.canonical import canonical, corr_blind
+from explore.spec import ExploreSpec
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
 from harness.calls import MEMO_STATES, Recent
 from harness.labels import Before, capture, mismatch, predicted_error, rebase, stale_completion
 from harness.refinement import model_edge
-from harness.scope import Scope
-from harness.world import World, client_kinds
+from harness.world import World
 from model.state import FREE, AbstractAction, State
 from properties.catalog import Monitor, Property
 from properties.check import check_world_step, initial_violations
@@ -99,54 +99,6 @@ def route_of(coord_state: tuple[Any, ...]) -> int:
     requests blinded (``corr_blind``), the same in every process and a function of the node's fingerprint — nodes
     with one fingerprint have one route, so the Spark engine can deduplicate in the partition a route picks."""
     return fingerprint(_dumps(corr_blind(coord_state)))
-
-
-@dataclass(frozen=True)
-class ExploreSpec:
-    """What is explored: profile, clients, scope (its max_time_ms is the clock horizon), depth."""
-
-    profile: str = "3.9"
-    members: int = 2
-    depth: int = 8
-    scope: Scope = field(default_factory=Scope)
-    clients: tuple[str, ...] = ()          # client kinds; empty = `members` Java consumers
-    mutant: str | None = None
-    por: bool = False
-    #: deduplicate by the canonical form (explore/canonical.py: history counters relabelled); False = by the
-    #: raw snapshot, the space before the reduction (its pinned counts are still checked in tests)
-    reduce: bool = True
-
-    def __post_init__(self) -> None:
-        if self.depth < 0:
-            raise ValueError(f"depth must be >= 0, got {self.depth}.")
-        if not 1 <= self.members <= 6:
-            raise ValueError(f"members must be between 1 and 6, got {self.members}.")
-        if self.clients and len(self.clients) != self.members:
-            raise ValueError(f"{len(self.clients)} client kinds given for {self.members} members.")
-        # empty means `members` Java consumers; stored explicitly so that equal specs compare equal
-        object.__setattr__(self, "clients", client_kinds(self.clients or self.members))
-
-    @property
-    def kinds(self) -> tuple[str, ...]:
-        return self.clients
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {f.name: getattr(self, f.name) for f in fields(self)}
-        out["scope"] = self.scope.to_json()
-        out["clients"] = list(self.kinds)
-        return out
-
-    @staticmethod
-    def from_json(obj: dict[str, Any]) -> "ExploreSpec":
-        values = dict(obj)
-        values["scope"] = Scope.from_json(values.get("scope", {}))
-        values["clients"] = tuple(values.get("clients", ()))
-        values.setdefault("reduce", False)     # written before the reduction existed: the raw space
-        return ExploreSpec(**values)
-
-    def same_space(self, other: "ExploreSpec") -> bool:
-        """True when ``other`` explores the same space (a deeper depth is allowed: resuming may extend)."""
-        return replace(self, depth=0) == replace(other, depth=0)
 
 
 @dataclass

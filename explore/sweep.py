@@ -187,17 +187,34 @@ class _Sweep(Generic[R]):
                 for index in self.members.get(edge, ()):
                     self.open[index] -= 1
 
-    def take(self, run: R, sequence: Sequence[Action]) -> bool:
-        """Step ``run`` through ``sequence`` until a step records an abstract edge; False if a step is not enabled."""
+    def take(self, run: R, sequence: Sequence[Action], through: bool = False) -> bool:
+        """Step ``run`` through ``sequence`` until a step fails or records an abstract edge (``through``: on to the
+        end — a retiming prefix may leave its state and come back); False if a step is not enabled."""
         world = self.runs.world(run)
         for action in sequence:
             if run.over or not world.is_enabled(action):
                 return False
             run.step(action)
             self.result.steps += 1
-            if self.runs.failed(run) or self.runs.edges(run):
+            if self.runs.failed(run) or (not through and self.runs.edges(run)):
                 return True
         return True
+
+    def fork_and_take(self, config: _Config[R], run: R, sequence: Sequence[Action], through: bool = False
+                      ) -> tuple[R, bool, list[EdgeKey]]:
+        """A fork of ``run`` stepped by ``take``, its steps and edges counted (a failure recorded): (fork, whether
+        every step was enabled, the edges it recorded in order)."""
+        twin = self.runs.fork(run)
+        before = self.result.steps
+        taken = self.take(twin, sequence, through)
+        config.spent += self.result.steps - before
+        self.result.tries += 1
+        edges = sorted(self.runs.edges(twin), key=_order)
+        self.result.edges.update(edges)
+        self.cover(edges)
+        if self.runs.failed(twin):
+            self.result.failed = twin
+        return twin, taken, edges
 
     def attempt(self, config: _Config[R], edge: EdgeKey, runs: int, cap: int) -> bool:
         """Realise ``edge`` from up to ``runs`` runs of its source not yet tried for it, ``cap`` candidates each;
@@ -236,21 +253,8 @@ class _Sweep(Generic[R]):
             tried += 1
             world = self.runs.world(kept.run)
             for _, prefix in [g for g in retimings(world) if g[0] in fits][:RETIME_PREFIXES]:
-                twin = self.runs.fork(kept.run)
-                before = self.result.steps
-                world_twin = self.runs.world(twin)
-                for action in prefix:       # through every step: a prefix may leave the state and come back
-                    if twin.over or not world_twin.is_enabled(action) or self.runs.failed(twin):
-                        break
-                    twin.step(action)
-                    self.result.steps += 1
-                config.spent += self.result.steps - before
-                self.result.tries += 1
-                edges = sorted(self.runs.edges(twin), key=_order)
-                self.result.edges.update(edges)
-                self.cover(edges)
+                twin, _, _ = self.fork_and_take(config, kept.run, prefix, through=True)
                 if self.runs.failed(twin):
-                    self.result.failed = twin
                     return []
                 if twin.over or self.runs.state(twin) != state:
                     continue
@@ -270,16 +274,8 @@ class _Sweep(Generic[R]):
                 evict: random.Random | None = None) -> R | None:
         """The fork of ``run`` that took ``sequence`` if it realised ``edge`` exactly (kept either way when it
         reached another state)."""
-        twin = self.runs.fork(run)
-        before = self.result.steps
-        taken = self.take(twin, sequence)
-        config.spent += self.result.steps - before
-        self.result.tries += 1
-        edges = sorted(self.runs.edges(twin), key=_order)
-        self.result.edges.update(edges)
-        self.cover(edges)
+        twin, taken, edges = self.fork_and_take(config, run, sequence)
         if self.runs.failed(twin):
-            self.result.failed = twin
             return None
         if edges and not twin.over:
             self.keep(config, twin, edges[0] if len(edges) == 1 else None, evict)

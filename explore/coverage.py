@@ -14,7 +14,8 @@ from typing import AbstractSet as Set
 
 import networkx as nx
 
-from explore.deadlines import REASON as UNTIMED, Timing, timed_edges
+from explore.deadlines import REASON as UNTIMED, Timing, timed_walk, timing
+from explore.timedmap import TICK, TimedMap, TimedMapBuilder
 from explore.space import ExploreSpec, unpadded
 from harness.client_versions import client_version_for
 from harness.scope import Scope as HarnessScope
@@ -174,11 +175,9 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
         for _, key in items:
             if u not in seen and key not in edges:
                 reasons.setdefault(key, "its source state lies beyond actions the world does not offer")
-    kinds_offered = frozenset((d["kind"], d["arg"]) for _, _, d in g.edges(data=True)
-                              if not_offered(d["kind"], d["arg"], scope, kinds, profile) is None)
-    timed = _timed(profile, mscope, kinds_offered)
+    timed = _timed(profile, *_offered_kinds(profile, scope, kinds))
     if timed is not None:        # 0.10: what time rules out (explore/deadlines.py argues it)
-        keys, reached = timed
+        keys, reached, _ = timed
         for key in sorted(edges - keys.keys(), key=lambda k: (k[0].short(), k[1], k[2].short())):
             reasons.setdefault(key, UNTIMED)
         edges &= keys.keys()
@@ -188,29 +187,62 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
 
 @lru_cache(maxsize=16)
 def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]]
-           ) -> tuple[dict[EdgeKey, frozenset[Timing]], frozenset[State]] | None:
-    """The edge keys (with the timings of their sources) and states of ``explore.deadlines.timed_edges``, once per
-    coordinator scope and offered actions: the coverage map and the sweep's per-scope targets ask for the same."""
-    timed = timed_edges(profile, mscope, lambda a: (a.kind, a.arg) in kinds_offered)
-    if timed is None:
+           ) -> tuple[dict[EdgeKey, frozenset[Timing]], frozenset[State], TimedMap] | None:
+    """The edge keys (with the timings of their sources) and states of the timed graph (explore/deadlines.py), and the
+    graph projected on (state, timing) for the sweep's planning (explore/plan.py) — one walk, once per coordinator
+    scope and offered actions: the coverage map and the sweep's per-scope targets ask for the same."""
+    got = timed_walk(profile, mscope, lambda a: (a.kind, a.arg) in kinds_offered)
+    if got is None:
         return None
+    states, walk = got
     keys: dict[EdgeKey, set[Timing]] = {}
-    for (b, a, t), timings in timed[0].items():
-        keys.setdefault(edge_key(b, a, t), set()).update(timings)
-    return {k: frozenset(v) for k, v in keys.items()}, frozenset(unpadded(s) for s in timed[1])
+    builder = TimedMapBuilder()
+    plain: dict[int, State] = {}
+    labels: dict[tuple[int, object, int], str] = {}
+    for (sid, codes, join), moves in walk:
+        here_state = states[sid]
+        here = builder.node((plain.setdefault(sid, unpadded(here_state)), timing(here_state, codes, join)))
+        for action, (nid, ncodes, njoin) in moves:
+            there_state = states[nid]
+            there = builder.node((plain.setdefault(nid, unpadded(there_state)), timing(there_state, ncodes, njoin)))
+            if action is None:
+                builder.move(here, TICK, there)
+                continue
+            label = labels.get((sid, action, nid))
+            if label is None:
+                key = edge_key(here_state, action, there_state)
+                label = labels[(sid, action, nid)] = key[1]
+                if nid != sid:
+                    keys.setdefault(key, set())
+            if nid != sid:
+                keys[(plain[sid], label, plain[nid])].add(builder.projs[here][1])
+            builder.move(here, label, there)
+    return ({k: frozenset(v) for k, v in keys.items()}, frozenset(plain[n] for n in plain), builder.done())
+
+
+def _offered_kinds(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
+                   ) -> tuple[Scope, frozenset[tuple[str, str]]]:
+    """The model scope of ``scope``'s coordinator and the (kind, arg) of the model actions its clients offer."""
+    mscope = _model_scope(profile, scope)
+    kinds = tuple(sorted(set(kinds)))
+    g = _graph(profile, mscope)
+    return mscope, frozenset((d["kind"], d["arg"]) for _, _, d in g.edges(data=True)
+                             if not_offered(d["kind"], d["arg"], scope, kinds, profile) is None)
 
 
 @lru_cache(maxsize=64)
 def source_timings(profile: str, scope: HarnessScope, kinds: tuple[str, ...]) -> dict[EdgeKey, frozenset[Timing]]:
     """Per reachable edge of one scope's map, the timings of its source (``explore.deadlines.timing``) a timed run
     takes it from — empty where time rules nothing out (no timed graph for the profile)."""
-    mscope = _model_scope(profile, scope)
-    kinds = tuple(sorted(set(kinds)))
-    g = _graph(profile, mscope)
-    kinds_offered = frozenset((d["kind"], d["arg"]) for _, _, d in g.edges(data=True)
-                              if not_offered(d["kind"], d["arg"], scope, kinds, profile) is None)
-    timed = _timed(profile, mscope, kinds_offered)
+    timed = _timed(profile, *_offered_kinds(profile, scope, kinds))
     return {} if timed is None else timed[0]
+
+
+def timed_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]) -> TimedMap | None:
+    """The timed graph of one scope's map projected on (state, timing) (explore/plan.py); None where time rules
+    nothing out."""
+    timed = _timed(profile, *_offered_kinds(profile, scope, kinds))
+    return None if timed is None else timed[2]
 
 
 @lru_cache(maxsize=64)

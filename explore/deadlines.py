@@ -182,30 +182,53 @@ def timing(state: State, codes: tuple[int, ...], join: int) -> Timing:
     return slots, join
 
 
+Node = tuple[int, tuple[int, ...], int]   # (state id, codes per slot, the DelayedJoin's place or -1)
+
+
+def timed_walk(profile: str, scope: Scope, offered: Callable[[AbstractAction], bool]
+               ) -> tuple[list[State], Iterator[tuple[Node, list[tuple[AbstractAction | None, Node]]]]] | None:
+    """The timed graph of ``scope`` breadth first from its start: each node with its moves (an action, or None for a
+    tick, and the node it leads to; stutters included). The state ids index the list returned (it grows as the walk
+    goes); None where the facts above do not hold."""
+    if not applies(profile):
+        return None
+    g = _Graph(get_model_profile(profile), scope, offered)
+
+    def walk() -> Iterator[tuple[Node, list[tuple[AbstractAction | None, Node]]]]:
+        start = (g.id(initial(scope)), (0,) * scope.members, -1)
+        seen, queue = {start}, [start]
+        for node in queue:
+            sid, codes, join = node
+            moves: list[tuple[AbstractAction | None, Node]] = [
+                (None, n) for n in _ticks(g, sid, codes, join)]
+            moves += [(action, (nid, ncodes, njoin)) for action, nid, ncodes, njoin in _successors(g, sid, codes, join)]
+            for _, nxt in moves:
+                if nxt not in seen:
+                    seen.add(nxt)
+                    queue.append(nxt)
+            yield node, moves
+    return g.states, walk()
+
+
 def timed_edges(profile: str, scope: Scope, offered: Callable[[AbstractAction], bool]
                 ) -> tuple[dict[Triple, set[Timing]], set[State]] | None:
     """Every (state, action, successor) of the model graph of ``scope`` some timed run takes with ``offered`` actions
     (stutters left out) with the timings of its source it is taken from, and the states the runs pass; None where the
     facts above do not hold (the model graph is then the answer)."""
-    if not applies(profile):
+    got = timed_walk(profile, scope, offered)
+    if got is None:
         return None
-    g = _Graph(get_model_profile(profile), scope, offered)
-    start = (g.id(initial(scope)), (0,) * scope.members, -1)
-    seen, queue = {start}, [start]
+    states, walk = got
     taken: dict[tuple[int, AbstractAction, int], set[Timing]] = {}
-    for sid, codes, join in queue:
-        nodes = [(None, *n) for n in _ticks(g, sid, codes, join)] + list(_successors(g, sid, codes, join))
+    reached: set[int] = set()
+    for (sid, codes, join), moves in walk:
+        reached.add(sid)
         here: Timing | None = None
-        for action, nid, ncodes, njoin in nodes:
+        for action, (nid, _, _) in moves:
             if action is not None and nid != sid:
-                here = here or timing(g.states[sid], codes, join)
+                here = here or timing(states[sid], codes, join)
                 taken.setdefault((sid, action, nid), set()).add(here)
-            node = (nid, ncodes, njoin)
-            if node not in seen:
-                seen.add(node)
-                queue.append(node)
-    states = g.states
-    return {(states[a], action, states[b]): t for (a, action, b), t in taken.items()}, {states[n[0]] for n in seen}
+    return {(states[a], action, states[b]): t for (a, action, b), t in taken.items()}, {states[n] for n in reached}
 
 
-__all__ = ["REASON", "Timing", "applies", "timed_edges", "timing"]
+__all__ = ["REASON", "Node", "Timing", "applies", "timed_edges", "timed_walk", "timing"]

@@ -19,6 +19,17 @@ def abstract_kind(label: str) -> str:
     return label.split("(")[0].split("[")[0]
 
 
+def parse_label(label: str) -> tuple[str, str, str]:
+    """``JoinGroup/known(MLw)`` -> (``JoinGroup/known``, ``MLw``, ""); ``CompleteAppend[ok]`` -> (…, "", "ok")."""
+    kind = abstract_kind(label)
+    rest = label[len(kind):]
+    arg = ""
+    if rest.endswith("]") and "[" in rest:
+        rest, arg = rest[:rest.index("[")], rest[rest.index("[") + 1:-1]
+    acting = rest[1:-1] if rest.startswith("(") and rest.endswith(")") else ""
+    return kind, acting, arg
+
+
 class Runnable(Protocol):
     @property
     def over(self) -> bool: ...
@@ -42,4 +53,4 @@ class Runs(Generic[R]):
     world: Callable[[R], World]                  # the run's world (to read what the search can send)
 
 
-__all__ = ["R", "Runnable", "Runs", "abstract_kind"]
+__all__ = ["R", "Runnable", "Runs", "abstract_kind", "parse_label"]

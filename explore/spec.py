@@ -1,4 +1,5 @@
-"""What an exploration explores (``ExploreSpec``): profile, clients, scope, depth, and the switches that shape the space.
+"""What an exploration explores (``ExploreSpec``): profile, clients, scope, depth, and the switches that shape its
+space.
 
 Read by every engine (explore/local.py, explore/spark/), their checkpoints and the command line; explore/space.py
 expands it.

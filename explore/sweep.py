@@ -13,14 +13,18 @@ What the abstraction forgets — whose heartbeat deadline comes first, how many 
 a timer left due by the last clock move — can make an edge impossible from the runs kept so far; an edge that
 failed is tried again from each run of its source kept later (a later run is another concrete situation), and
 runs with fewer timers left due and runs in a situation not kept yet (harness.puppets.situation: the order of
-the deadlines, how many heartbeat ops each member holds) are preferred. A first pass tries each edge from one run, so that the
-frontier moves out fast; the other runs are tried once the configuration has no new state left. Configurations take turns in proportion to the edges their maps still have uncovered.
+the deadlines, how many heartbeat ops each member holds) are preferred. A first pass tries each edge from one run, so
+that the frontier moves out fast; the other runs are tried once the configuration has no new state left.
+Configurations take turns in proportion to the edges their maps still have uncovered.
 Where time decides edges (0.10: explore/deadlines.py) a run's situation is its *timing* (harness.puppets.timing:
 where each slot's ops and the DelayedJoin stand — armed this millisecond, later, due): runs are kept for the timings the
 state's uncovered edges are taken from in the timed graph, and an edge is tried first from a run whose timing fits;
 when no kept run of its source fits, one is derived from a kept run by a short prefix that comes back to the same
 abstract state (harness.puppets.retimings: the clock moved just past a deadline, members' ops armed anew in that
 millisecond), checked step by step like any try, and kept.
+Where a timed graph exists the sweep also *plans* (explore/plan.py): a best-first search over the timed graph projected
+on (state, timing) drives pooled runs toward the timings uncovered edges are taken from — the timings that need another
+history, which re-timing in place cannot give.
 Deterministic for a seed: maps sorted, runs numbered in the order they are kept, request variants shuffled by
 ``random.Random`` seeded by (seed, run, edge), so a second pass goes on where the first stopped.
 
@@ -32,11 +36,13 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Generic, Mapping, Sequence
+from typing import Any, Generic, Mapping, Sequence
 
 from core.actions import Action
 from explore.coverage import EdgeKey
-from explore.runs import R, Runs, abstract_kind
+from explore.runs import R, Runs, parse_label
+from explore.plan import Planning
+from explore.timedmap import TimedMap
 from harness.puppets import moves, probes, retimings, situation, timing
 from model.state import State
 
@@ -57,19 +63,13 @@ REROUTES = 6
 RETIME_RUNS = 1
 #: ... and at most this many prefixes (whose guessed timing fits) per kept run
 RETIME_PREFIXES = 2
+#: where a timed graph plans (0.10): the planning (explore/plan.py) takes a configuration's turn while its steps, each
+#: of its units counted as one more, are at most this share of the configuration's steps — at 1.0 the sweep's own units
+#: run when the planning has nothing left or its units outnumber the sweep's own steps (measured, gate phases on 0.10.0
+#: at 40,000 steps: 0.5 → 75.3 %, 0.8 → 74.7 %, 0.95 → 82.4 %, 1.0 → 85.2 % of reachable edges)
+PLAN_SHARE = 1.0
 #: edges remembered per state as ways into it (for routes that are not the first one)
 INTO = 8
-
-
-def parse_label(label: str) -> tuple[str, str, str]:
-    """``JoinGroup/known(MLw)`` -> (``JoinGroup/known``, ``MLw``, ""); ``CompleteAppend[ok]`` -> (…, "", "ok")."""
-    kind = abstract_kind(label)
-    rest = label[len(kind):]
-    arg = ""
-    if rest.endswith("]") and "[" in rest:
-        rest, arg = rest[:rest.index("[")], rest[rest.index("[") + 1:-1]
-    acting = rest[1:-1] if rest.startswith("(") and rest.endswith(")") else ""
-    return kind, acting, arg
 
 
 @dataclass
@@ -94,8 +94,20 @@ class _Kept(Generic[R]):
 class _Config(Generic[R]):
     """One configuration's breadth-first sweep of its map."""
 
-    def __init__(self, index: int, edges: frozenset[EdgeKey], timings: Mapping[EdgeKey, frozenset[object]]) -> None:
+    def __init__(self, index: int, edges: frozenset[EdgeKey], timings: Mapping[EdgeKey, frozenset[object]],
+                 plan: TimedMap | None = None) -> None:
         self.index, self.spent = index, 0
+        #: the timed graph projected on (state, timing) (explore/plan.py), where time decides edges
+        self.plan = plan
+        self.dist: list[int] = []                         # each node's distance to the targets (explore/plan.py)
+        self.since = -1                                   # planning units since the distances were computed (-1: never)
+        self.fresh: list[tuple[State, _Kept[R]]] = []     # runs kept since the planning last pooled them
+        self.spent_at: dict[EdgeKey, dict[object, int]] = {}   # edge -> timing -> planning arrivals that tried it there
+        self.table: list[tuple[EdgeKey, tuple[tuple[Any, int], ...]]] | None = None   # its targets (timedmap.py)
+        self.planned = 0                                  # steps spent by the planning (explore/plan.py)
+        self.signs: dict[int, object] = {}                # kept run number -> its situation
+        self.pool: dict[int, list[R]] = {}                # timed node -> runs there not expanded yet (explore/plan.py)
+        self.pooled: dict[int, int] = {}                  # timed node -> runs ever pooled there
         #: per edge, the timings of its source it can be taken from (explore/deadlines.py; empty: time rules nothing)
         self.timings = timings
         self.out: dict[State, list[EdgeKey]] = {}
@@ -131,7 +143,7 @@ class _Config(Generic[R]):
         return out
 
 
-class _Sweep(Generic[R]):
+class _Sweep(Planning[R], Generic[R]):
     def __init__(self, runs: Runs[R], covered: set[EdgeKey], seed: int, keep: int, cap: int) -> None:
         self.runs, self.covered, self.keep_n, self.cap = runs, set(covered), keep, cap
         self.seed = seed
@@ -177,6 +189,9 @@ class _Sweep(Generic[R]):
             del kept[worst]
         self.numbers += 1
         kept.append(_Kept(self.numbers, due, self.runs.fork(run), sign))
+        config.signs[self.numbers] = sign
+        if config.plan is not None:
+            config.fresh.append((state, kept[-1]))
         if state in config.processed:
             config.revisit[state] = None
 
@@ -284,12 +299,19 @@ class _Sweep(Generic[R]):
     def work(self, config: _Config[R]) -> None:
         """One unit of ``config``'s sweep: the next reached state's edges, else the uncovered edges of a state
         that has a run kept since they were tried."""
+        if config.plan is not None and config.planned <= config.spent * PLAN_SHARE:
+            before = config.spent
+            if self.descend(config):    # the planning's share of the steps (explore/plan.py)
+                config.planned += config.spent - before + 1
+                return
         first = bool(config.queue)
         if first:
             state = config.queue.popleft()
             config.processed.add(state)
             self.probe(config, state)
             edges = [e for e in config.out.get(state, ()) if not (e in self.covered and e[2] in config.kept)]
+        elif config.plan is not None and not config.revisit and self.descend(config):
+            return
         elif config.revisit:
             state = next(iter(config.revisit))
             del config.revisit[state]
@@ -397,15 +419,16 @@ def _order(edge: EdgeKey) -> tuple[str, str, str]:
 
 
 def sweep(runs: Runs[R], maps: Sequence[frozenset[EdgeKey]], covered: set[EdgeKey], budget_steps: int, seed: int,
-          keep: int = KEEP, cap: int = CAP, timings: Sequence[Mapping[EdgeKey, frozenset[object]]] = ()
-          ) -> SweepResult[R]:
+          keep: int = KEEP, cap: int = CAP, timings: Sequence[Mapping[EdgeKey, frozenset[object]]] = (),
+          plans: Sequence[TimedMap | None] = ()) -> SweepResult[R]:
     """Spend about ``budget_steps`` steps realising the edges of ``maps`` not in ``covered`` (not changed).
 
     ``maps[i]``: the abstract edges configuration ``i`` (a world ``runs.starts[i]`` starts, puppet clients) can take;
     ``timings[i]`` (optional): per edge, the timings of its source a timed run takes it from (explore/deadlines.py) —
     runs are then kept for the timings the uncovered edges need and tried first where the timing fits."""
     search: _Sweep[R] = _Sweep(runs, covered, seed, keep, cap)
-    configs: list[_Config[R]] = [_Config(i, edges, timings[i] if timings else {}) for i, edges in enumerate(maps)]
+    configs: list[_Config[R]] = [_Config(i, edges, timings[i] if timings else {}, plans[i] if plans else None)
+                                 for i, edges in enumerate(maps)]
     for index, edges in enumerate(maps):
         for edge in edges:
             search.members.setdefault(edge, []).append(index)

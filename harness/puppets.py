@@ -9,8 +9,8 @@ first, a second SyncGroup from a leader whose first is parked, a rejoin with a l
 
 ``moves(world, kind, acting, arg)`` lists candidate sequences for the abstract action ``kind`` of a slot
 whose value before the step is ``acting`` (``Slot.short()``; "" for group-level actions): the request sent
-by each member id the slot could be, with a few timeout variants; a timer fired when due, or after the clock moved just past
-its deadline (and after the members whose deadlines come first heartbeated); an append completed; a
+by each member id the slot could be, with a few timeout variants; a timer fired when due, or after the clock moved just
+past its deadline (and after the members whose deadlines come first heartbeated); an append completed; a
 partition move. ``variations(world)`` lists steps that change only what the abstraction forgets (a clock tick,
 a same-millisecond heartbeat), so that a search can hold several concrete situations behind one abstract
 state. Whether a candidate *is* that abstract action is for the labelled refinement check to say
@@ -24,7 +24,6 @@ with ``leaves``, OffsetCommit only with ``commits``; failed appends and partitio
 """
 from __future__ import annotations
 
-from typing import Sequence
 
 from core.actions import Action
 from core.types import NO_GENERATION
@@ -268,7 +267,7 @@ def probes(world: World) -> list[Sequence_]:
     firsts: dict[str, str] = {}
     for mid, value in sorted(_ids(world).items()):
         firsts.setdefault(value, mid)
-    for value, mid in sorted(firsts.items()):
+    for _value, mid in sorted(firsts.items()):
         c, member = owner(mid), view.members.get(mid)
         out.append((b.receive(0, c, "Heartbeat", member_id=mid, generation_id=gen),))
         out.append((b.receive(0, c, "Heartbeat", member_id=mid, generation_id=gen - 1),))
@@ -320,6 +319,19 @@ def timing(world: World) -> tuple[tuple[tuple[str, int], ...], int]:
         elif isinstance(op, DelayedJoin):
             join = at
     return tuple(sorted((value, where.get(m, -1)) for m, value in _ids(world).items())), join
+
+
+def ticks(world: World) -> list[Sequence_]:
+    """Clock moves while no timer is due: one millisecond, and just past each live deadline of the group (so the timers
+    up to it come due together) — the timed graph's tick (explore/deadlines.py), each a guess at one of its sets."""
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    if group is None or coord.due_timers():
+        return []
+    now = coord.now_ms
+    times = sorted({now + 1} | {op.deadline_ms + 1 for op in coord.timer.entries.values()
+                                if getattr(op, "group", None) is group and op.deadline_ms >= now})
+    return [(Action("AdvanceClock", -1, t - now),) for t in times if _time_left(world, t - now)]
 
 
 def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int], Sequence_]]:
@@ -378,4 +390,4 @@ def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int
     return out
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "retimings", "situation", "timing", "variations"]
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "retimings", "situation", "ticks", "timing", "variations"]

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
 from explore.coverage import (CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure, scope_edges,
-                              source_timings)
+                              source_timings, timed_map)
 from explore.runs import Runs
 from explore.sweep import SweepResult, sweep
 from explore.space import unpadded
@@ -93,7 +93,8 @@ def swept(profile: str, scopes: Sequence[Scope], kinds: tuple[str, ...], cmap: C
                                   state=_state, edges=run_edges, failed=lambda r: bool(r.violations),
                                   world=lambda r: r.world)
     maps = [scope_edges(profile, scope, kinds) & cmap.reachable_edges for scope in scopes]
-    found = sweep(runs, maps, cov.edges, steps, seed, timings=[source_timings(profile, s, kinds) for s in scopes])
+    found = sweep(runs, maps, cov.edges, steps, seed, timings=[source_timings(profile, s, kinds) for s in scopes],
+                  plans=[timed_map(profile, s, kinds) for s in scopes])
     cov.edges |= found.edges
     cov.tried |= found.tried
     cov.states |= found.states

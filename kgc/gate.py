@@ -33,6 +33,7 @@ from harness.scope import Scope
 from harness.world import World
 from impl.mutants import get_mutant
 from explore.coverage import CoverageReport
+from explore.deadlines import applies as timed
 from kgc.directed import Coverage, profile_map, report, swept
 from kgc.runs import CheckedRun, Found, shrink
 from model.releases import fact
@@ -76,6 +77,12 @@ RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
 PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
 #: the map sweep's steps at a profile share of 150 s (explore/sweep.py; puppet clients, every step checked)
 SWEEP_STEPS = 80000
+#: where time decides edges (explore/deadlines.py ``applies``: 0.10's fixed-session deadline arithmetic) the sweep plans
+#: in the timed graph (explore/plan.py), and its steps are worth more there — measured on 0.10.0, seed 0, gate phases
+#: (bench/results/coverage-0.10.0-2026-11-27.md): 1× 87.0 % (REPLAN 32), 2× 91.1 %, 4× 92.5 % of reachable edges. It
+#: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max
+TIMED_SWEEP = 2
+TIMED_SWEEP_MAX = 120000
 #: what the sweep's puppets stand for: any well-formed request at any time, as an adversarial client sends
 PUPPET_KINDS = ("adversarial",)
 
@@ -221,7 +228,9 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
     (explore/sweep.py)."""
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
-    found = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, plan.sweep_steps, seed, mutant)
+    steps = min(plan.sweep_steps * TIMED_SWEEP, max(plan.sweep_steps, TIMED_SWEEP_MAX)) if timed(profile) \
+        else plan.sweep_steps
+    found = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, steps, seed, mutant)
     result = PhaseResult("directed", runs=found.tries, steps=found.steps,
                          note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "
                               f"{found.kept_states:,} states kept")

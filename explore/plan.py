@@ -1,0 +1,159 @@
+"""Timed planning for the map sweep: the way, in the timed graph, from a kept run's timing to one an uncovered edge is
+taken from.
+
+Where time decides edges (0.10: explore/deadlines.py) an edge is taken only from some *timings* of its source —
+where each slot's heartbeat ops and the DelayedJoin stand (armed this millisecond, later, due). A kept run of the
+source in another timing cannot take it, and re-timing the source in place (harness.puppets.retimings) cannot give a
+timing that needs another history: a follower's op armed after the DelayedJoin came due, a removed member's ops not
+yet due when the group moved on. The sweep plans on the timed graph *projected* on what a run shows — its abstract
+state and its timing (``harness.puppets.timing``; explore/timedmap.py) — with each node's distance to the nearest
+*target* (an uncovered edge's source in a timing it is taken from). This module is that planning: a best-first search
+with concrete runs. A pool holds a few runs per node (the sweep's kept runs first); a unit takes the pooled run
+nearest a target; at a target it tries the edges taken from there, elsewhere it realises moves toward one on forks —
+an abstract action by ``harness.puppets.moves``, a clock move just past a deadline by ``harness.puppets.ticks`` — and
+pools each fork that lands on a node still on the way. Every step is a try of the sweep's: checked, its edges counted.
+
+The projection forgets which ops were armed before the DelayedJoin, so a node's distance is the least over the timed
+nodes behind it, and a move the timed graph allows may be one a run cannot make (it forgets too whose deadline comes
+first, and counts a slot's ops only up to two): planning only orders the tries, and every step is the world's.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Generic
+
+from explore.runs import R, parse_label
+from explore.timedmap import TICK, EdgeKey, target_table, targets
+from harness.puppets import moves, ticks, timing
+
+if TYPE_CHECKING:       # the sweep's own types (explore/sweep.py mixes Planning in)
+    from explore.sweep import _Config
+
+#: how often an edge is tried from runs in one timing it is taken from (by the sweep's tries or the planning's arrivals)
+#: before that (source, timing) stops being a target
+SPEND = 1
+#: tries per expansion, candidates per move; units between new distances
+STEP_TRIES = 12
+STEP_CAP = 8
+REPLAN = 64
+#: runs pooled per timed node (ever), and forks landed nearer per expansion
+POOL = 3
+LANDINGS = 2
+#: candidates tried per edge at a target
+ARRIVE_CAP = 3
+
+
+class Planning(Generic[R]):
+    """The sweep's planning (mixed into explore/sweep.py's ``_Sweep``): runs moved, best first, toward the timings
+    uncovered edges are taken from, each step realised on a fork and checked like any try."""
+
+    runs: Any
+    covered: set[EdgeKey]
+    cap: int
+    result: Any
+
+    def descend(self, config: "_Config[R]") -> bool:
+        """One unit of a best-first search over the timed graph: the pooled run nearest to a target — at a target its
+        edges tried, else its moves toward one realised on forks, each run landing on a node still on the way pooled.
+        The pool starts with the kept runs. False when no pooled run is on the way to any target."""
+        if config.since < 0 or config.since >= REPLAN:
+            self.replan(config)
+        best = self.nearest(config)
+        if best is None:
+            self.replan(config)
+            best = self.nearest(config)
+            if best is None:
+                return False
+        config.since += 1
+        node = best
+        run = config.pool[node].pop(0)
+        if not config.pool[node]:
+            del config.pool[node]
+        if config.dist[node] == 0:
+            self.arrive(config, run, node)
+        else:
+            self.expand(config, run, node)
+        return True
+
+    def replan(self, config: "_Config[R]") -> None:
+        """The distances to the targets anew (what is covered and tried changed), and the kept runs not pooled yet
+        pooled."""
+        tmap = config.plan
+        assert tmap is not None
+        table = config.table if config.table is not None else \
+            target_table(tmap, config.out, config.timings)     # type: ignore[arg-type]
+        config.table = table = [(e, n) for e, n in table if e not in self.covered]
+        spent: dict[EdgeKey, dict[object, int]] = {}
+        for edge, _ in table:
+            counts = dict(config.spent_at.get(edge, {}))
+            for number in config.attempts.get(edge, ()):
+                sign = config.signs.get(number)
+                counts[sign] = counts.get(sign, 0) + 1
+            if counts:
+                spent[edge] = counts
+        config.dist = tmap.distances(targets(table, self.covered, spent, SPEND))
+        config.since = 0
+        fresh, config.fresh = config.fresh, []
+        for state, k in fresh:
+            self.pool(config, k.run, tmap.index.get((state, k.sign), -1))   # type: ignore[arg-type]
+
+    def pool(self, config: "_Config[R]", run: R, node: int) -> bool:
+        """Pool ``run`` for ``node`` unless ``POOL`` runs were pooled there already; whether it was."""
+        if node < 0 or config.pooled.get(node, 0) >= POOL:
+            return False
+        config.pooled[node] = config.pooled.get(node, 0) + 1
+        config.pool.setdefault(node, []).append(run)
+        return True
+
+    def nearest(self, config: "_Config[R]") -> int | None:
+        dist = config.dist
+        found = [(dist[n], n) for n in config.pool if dist[n] >= 0]
+        return min(found)[1] if found else None
+
+    def expand(self, config: "_Config[R]", run: R, node: int) -> None:
+        """The moves of ``node`` toward a target, realised on forks of ``run`` (``STEP_TRIES`` tries at most, until
+        ``LANDINGS`` forks landed nearer); every fork landing on a node on the way is pooled."""
+        tmap, dist = config.plan, config.dist
+        assert tmap is not None
+        d, tries, landed = dist[node], 0, 0
+        world = self.runs.world(run)
+        for label, there in tmap.succ[node]:
+            if not 0 <= dist[there] < d:
+                continue
+            candidates = ticks(world) if label == TICK else moves(world, *parse_label(label))[:STEP_CAP]
+            for sequence in candidates:
+                if tries >= STEP_TRIES or landed >= LANDINGS:
+                    return
+                tries += 1
+                twin, _, edges = self.fork_and_take(config, run, sequence, through=label == TICK)  # type: ignore
+                if self.runs.failed(twin):
+                    return
+                if twin.over:
+                    continue
+                if edges:
+                    self.keep(config, twin, edges[0] if len(edges) == 1 else None)     # type: ignore
+                got = tmap.index.get((self.runs.state(twin), timing(self.runs.world(twin))), -1)
+                if got >= 0 and 0 <= dist[got] and self.pool(config, twin, got) and dist[got] < d:
+                    landed += 1
+                    break      # the next move: another way toward the targets
+
+    def arrive(self, config: "_Config[R]", run: R, node: int) -> None:
+        """A run in a timing uncovered edges of its state are taken from: kept, and each such edge tried from it."""
+        assert config.plan is not None
+        state, sign = self.runs.state(run), timing(self.runs.world(run))
+        if not any(k.run is run for k in config.kept.get(state, ())):
+            self.keep(config, run)       # type: ignore[attr-defined]
+        for edge in config.out.get(state, ()):
+            if edge in self.covered or sign not in config.timings.get(edge, ()):
+                continue
+            counts = config.spent_at.setdefault(edge, {})
+            counts[sign] = counts.get(sign, 0) + 1
+            self.result.tried.add(edge)
+            for sequence in moves(self.runs.world(run), *parse_label(edge[1]))[:ARRIVE_CAP]:
+                if self.result.failed is not None or \
+                        self.try_one(config, run, sequence, edge) is not None:     # type: ignore[attr-defined]
+                    break
+            if self.result.failed is not None:
+                return
+
+
+__all__ = ["Planning"]

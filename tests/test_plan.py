@@ -1,0 +1,98 @@
+"""Timed planning (explore/plan.py, explore/timedmap.py): the timed graph projected on what a run shows, distances to
+targets, and the sweep's best-first descents toward the timings uncovered edges are taken from."""
+from __future__ import annotations
+
+from core.actions import Action
+from explore.coverage import scope_edges, source_timings, timed_map
+from explore.sweep import sweep
+from explore.timedmap import TICK, TimedMapBuilder, target_table, targets
+from harness.puppets import KINDS, moves, ticks, timing
+from harness.world import World
+from kgc.directed import profile_map
+from kgc.gate import PUPPET_KINDS, WALK_KINDS, WALK_SCOPES
+from kgc.runs import CheckedRun
+from model.state import State
+from tests.test_sweep import _runs, _take
+
+CHURN = WALK_SCOPES["churn"]
+
+
+def _proj(name: str) -> tuple[State, tuple[tuple[tuple[str, int], ...], int]]:
+    return State(), (((name, 0),), -1)     # distinct timings stand for distinct nodes
+
+
+def test_distances_count_moves_to_the_nearest_target_and_leave_out_what_reaches_none() -> None:
+    """a → b → c → t, a → t2, d → a, e alone (no move): with targets {t, t2}, a is 1 away (by t2), b 2, c 1, d 2,
+    e and every node only entered from e reach none (-1); targets are 0."""
+    b = TimedMapBuilder()
+    ids = {n: b.node(_proj(n)) for n in "abcdet"}
+    ids["t2"] = b.node(_proj("t2"))
+    for here, there in (("a", "b"), ("b", "c"), ("c", "t"), ("a", "t2"), ("d", "a"), ("b", "b")):
+        b.move(ids[here], "X", ids[there])
+    tmap = b.done()
+    dist = tmap.distances([ids["t"], ids["t2"]])
+    assert {n: dist[i] for n, i in ids.items()} == {"a": 1, "b": 2, "c": 1, "d": 2, "e": -1, "t": 0, "t2": 0}
+    assert tmap.succ[ids["b"]] == (("X", ids["c"]),)      # a stutter is no move
+    assert tmap.distances([]) == [-1] * len(ids)
+
+
+def test_targets_are_the_uncovered_edges_sources_in_the_timings_they_are_taken_from_until_spent() -> None:
+    tmap = timed_map("0.10.0", CHURN, PUPPET_KINDS)
+    fits = source_timings("0.10.0", CHURN, PUPPET_KINDS)
+    assert tmap is not None and fits
+    out: dict[State, list[tuple[State, str, State]]] = {}
+    for edge in sorted(fits, key=lambda e: (e[0].short(), e[1], e[2].short())):
+        out.setdefault(edge[0], []).append(edge)
+    table = target_table(tmap, out, fits)
+    edge, nodes = table[0]
+    everything = targets(table, set(), {}, 1)
+    assert {n for _, n in nodes} <= set(everything)
+    assert targets(table, {edge}, {}, 1) == targets(table[1:], set(), {}, 1)
+    spent = {edge: {t: 1 for t, _ in nodes}}
+    assert len(targets(table, set(), spent, 1)) == len(everything) - len(nodes)
+
+
+def test_the_projected_map_has_every_timed_edge_from_each_timing_it_is_taken_from() -> None:
+    """The map the descents plan on and the coverage map's timed edges come from one walk: each reachable edge of the
+    scope is a move of the projected map from its source in every timing the coverage map says it is taken from, and
+    a tick never changes the abstract state. 3.9 has no timed graph (time rules nothing out)."""
+    tmap = timed_map("0.10.0", CHURN, PUPPET_KINDS)
+    fits = source_timings("0.10.0", CHURN, PUPPET_KINDS)
+    assert tmap is not None
+    projs = {i: p for p, i in tmap.index.items()}
+    moves_of = {p: {(label, projs[there][0]) for label, there in tmap.succ[i]} for p, i in tmap.index.items()}
+    for (before, label, after), timings in fits.items():
+        for t in timings:
+            assert (label, after) in moves_of[(before, t)], (before.short(), label, after.short(), t)
+    assert all(projs[there][0] == p[0] for p, i in tmap.index.items() for label, there in tmap.succ[i]
+               if label == TICK)
+    assert timed_map("3.9", CHURN, PUPPET_KINDS) is None
+
+
+def test_a_tick_moves_the_clock_just_past_each_deadline_and_only_while_nothing_is_due() -> None:
+    run = CheckedRun(World("0.10.0", CHURN, clients=KINDS, record=True))
+    for kind, acting in (("JoinGroup/new", "-"), ("SyncGroup", "MLw")):
+        assert any(_take(run, seq) for seq in moves(run.world, kind, acting, "") if len(seq) == 1)
+    world = run.world
+    deadlines = sorted({op.deadline_ms for op in world.coord.timer.entries.values()})
+    got = [seq[0].arg for seq in ticks(world)]
+    assert got == sorted({1} | {d + 1 - world.coord.now_ms for d in deadlines})
+    run.step(Action("AdvanceClock", -1, max(got)))
+    assert world.coord.due_timers() and ticks(world) == []
+    assert timing(world)[0] == (("MLw", 2),)
+
+
+def test_planning_reaches_edges_the_sweep_alone_does_not_in_the_same_steps() -> None:
+    """On 0.10.0's churn map, 4,000 steps: the sweep that also plans in the timed graph covers at least a fifth more
+    edges than the sweep alone (measured 1,229 against 910 of 1,915), is deterministic, and still takes no edge the
+    coverage map excludes (every step checked, refinement labelled)."""
+    edges = scope_edges("0.10.0", CHURN, PUPPET_KINDS)
+    fits = source_timings("0.10.0", CHURN, PUPPET_KINDS)
+    plan = timed_map("0.10.0", CHURN, PUPPET_KINDS)
+    alone = sweep(_runs("0.10.0", [CHURN]), [edges], set(), 4000, 0, timings=[fits])
+    planned, again = (sweep(_runs("0.10.0", [CHURN]), [edges], set(), 4000, 0, timings=[fits], plans=[plan])
+                      for _ in range(2))
+    assert alone.failed is None and planned.failed is None
+    assert len(planned.edges & edges) >= 1.2 * len(alone.edges & edges), (len(planned.edges), len(alone.edges))
+    assert planned.edges == again.edges and planned.steps == again.steps
+    assert not planned.edges & set(profile_map("0.10.0", WALK_SCOPES, WALK_KINDS).excluded)

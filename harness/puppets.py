@@ -334,6 +334,29 @@ def ticks(world: World) -> list[Sequence_]:
     return [(Action("AdvanceClock", -1, t - now),) for t in times if _time_left(world, t - now)]
 
 
+def rearms(world: World) -> list[Sequence_]:
+    """For each member whose live heartbeat ops (two or more) were all armed in this millisecond, one request that arms
+    it one more there (a heartbeat in Stable, a commit elsewhere where commits are on; 0.10, SPEC.md §4.6): the model's
+    MANY counts ops only up to two, and an expiry that leaves the slot MANY needs a third."""
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    view = coord.describe(world.group_id)
+    if group is None or view is None:
+        return []
+    now, counts = coord.now_ms, {}
+    for op in coord.timer.entries.values():
+        if isinstance(op, DelayedHeartbeat) and op.group is group and op.member_id in view.members:
+            counts[op.member_id] = counts.get(op.member_id, 0) + 1 if op.deadline_ms - op.delay_ms == now else -99
+    b = _Builder(world)
+    heartbeat = coord.profile.heartbeat_answers[group.state][1]
+    if not heartbeat and not world.scope.commits:
+        return []
+    return [(b.receive(0, owner(m), "Heartbeat", member_id=m, generation_id=view.generation_id),) if heartbeat else
+            (b.receive(0, owner(m), "OffsetCommit", member_id=m, generation_id=view.generation_id,
+                       offsets=(("t-0", 1),)),)
+            for m, n in sorted(counts.items()) if n >= 2]
+
+
 def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int], Sequence_]]:
     """Stutter prefixes that move the group's timers to another timing (``timing``) without an abstract step, each with
     the timing it is expected to leave: the clock moved by a tick or just past a live timer's deadline (so the timers
@@ -390,4 +413,5 @@ def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int
     return out
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "retimings", "situation", "ticks", "timing", "variations"]
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "rearms", "retimings", "situation", "ticks", "timing",
+           "variations"]

@@ -79,7 +79,7 @@ PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
 SWEEP_STEPS = 80000
 #: where time decides edges (explore/deadlines.py ``applies``: 0.10's fixed-session deadline arithmetic) the sweep plans
 #: in the timed graph (explore/plan.py), and its steps are worth more there — measured on 0.10.0, seed 0, gate phases
-#: (bench/results/coverage-0.10.0-2026-11-27.md): 1× 87.0 % (REPLAN 32), 2× 91.1 %, 4× 92.5 % of reachable edges. It
+#: (bench/results/coverage-0.10.0-2026-11-27.md): 1× 87.0 % (REPLAN 32), 2× 91.1 %, 4× 92.5 % (before third ops). It
 #: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max
 TIMED_SWEEP = 2
 TIMED_SWEEP_MAX = 120000

@@ -6,9 +6,9 @@ from core.actions import Action
 from explore.coverage import scope_edges, source_timings, timed_map
 from explore.sweep import sweep
 from explore.timedmap import TICK, TimedMapBuilder, target_table, targets
-from harness.puppets import KINDS, moves, ticks, timing
+from harness.puppets import KINDS, moves, rearms, ticks, timing
 from harness.world import World
-from kgc.directed import profile_map
+from kgc.directed import _state, fork, profile_map
 from kgc.gate import PUPPET_KINDS, WALK_KINDS, WALK_SCOPES
 from kgc.runs import CheckedRun
 from model.state import State
@@ -96,3 +96,26 @@ def test_planning_reaches_edges_the_sweep_alone_does_not_in_the_same_steps() -> 
     assert len(planned.edges & edges) >= 1.2 * len(alone.edges & edges), (len(planned.edges), len(alone.edges))
     assert planned.edges == again.edges and planned.steps == again.steps
     assert not planned.edges & set(profile_map("0.10.0", WALK_SCOPES, WALK_KINDS).excluded)
+
+
+def test_a_third_op_in_the_same_millisecond_keeps_the_slot_many_after_one_expires() -> None:
+    """harness.puppets.rearms: a member holding two ops armed this millisecond gets a third from one more heartbeat
+    there — the same abstract state and timing (MANY counts to two) — and only then does an expiry of one op leave the
+    slot MANY (here the group's last member: the ops left behind are counted): the edge the planning pools these runs
+    for (0.10, SPEC.md §4.6)."""
+    run = CheckedRun(World("0.10.0", CHURN, clients=KINDS, record=True))
+    for kind, acting in (("JoinGroup/new", "-"), ("SyncGroup", "MLw"), ("Heartbeat", "MLw")):
+        assert any(_take(run, seq) for seq in moves(run.world, kind, acting, "") if len(seq) == 1)
+    (extra,) = rearms(run.world)
+    three = fork(run)
+    for action in extra:
+        three.step(action)
+    assert _state(three) == _state(run) and timing(three.world) == timing(run.world) == ((("MLww", 0),), -1)
+    ops = [op for op in three.world.coord.timer.entries.values() if type(op).__name__ == "DelayedHeartbeat"]
+    assert len(ops) == 3
+    left = {}
+    for name, r in (("two", run), ("three", three)):
+        r.step(ticks(r.world)[-1][0])      # just past the ops' deadline
+        r.step(Action("FireTimer", -1, min(t.seq for t in r.world.coord.due_timers())))
+        left[name] = sum(type(op).__name__ == "DelayedHeartbeat" for op in r.world.coord.timer.entries.values())
+    assert left == {"two": 1, "three": 2}      # the removed member's slot: -w, or -ww (MANY)

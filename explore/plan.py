@@ -24,8 +24,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any, Generic
 
 from explore.runs import R, parse_label
-from explore.timedmap import TICK, EdgeKey, target_table, targets
+from explore.timedmap import TICK, EdgeKey, TimedMap, target_table, targets
 from harness.puppets import moves, rearms, ticks, timing
+from model.state import State
 
 if TYPE_CHECKING:       # the sweep's own types (explore/sweep.py mixes Planning in)
     from explore.sweep import _Config
@@ -44,9 +45,23 @@ LANDINGS = 2
 ARRIVE_CAP = 3
 
 
-def tmap_node(config: "_Config[R]", runs: Any, run: R) -> int:
-    assert config.plan is not None
-    return config.plan.index.get((runs.state(run), timing(runs.world(run))), -1)
+class PlanState(Generic[R]):
+    """One configuration's planning: its timed map, the distances to the targets, the pool."""
+
+    def __init__(self, tmap: TimedMap) -> None:
+        self.tmap = tmap
+        self.dist: list[int] = []                         # each node's distance to the targets
+        self.since = -1                                   # units since the distances were computed (-1: never)
+        self.fresh: list[tuple[State, Any]] = []          # (state, _Kept) kept since the planning last pooled them
+        self.spent_at: dict[EdgeKey, dict[object, int]] = {}   # edge -> timing -> arrivals that tried it there
+        self.table: list[tuple[EdgeKey, tuple[tuple[Any, int], ...]]] | None = None   # its targets (timedmap.py)
+        self.planned = 0                                  # steps spent by the planning, a unit counted as one more
+        self.pool: dict[int, list[R]] = {}                # timed node -> runs there not expanded yet
+        self.pooled: dict[int, int] = {}                  # timed node -> runs ever pooled there
+
+    def node(self, runs: Any, run: R) -> int:
+        """The timed node a run is at (-1: none of the map's)."""
+        return self.tmap.index.get((runs.state(run), timing(runs.world(run))), -1)
 
 
 class Planning(Generic[R]):
@@ -62,7 +77,9 @@ class Planning(Generic[R]):
         """One unit of a best-first search over the timed graph: the pooled run nearest to a target — at a target its
         edges tried, else its moves toward one realised on forks, each run landing on a node still on the way pooled.
         The pool starts with the kept runs. False when no pooled run is on the way to any target."""
-        if config.since < 0 or config.since >= REPLAN:
+        plan = config.plan
+        assert plan is not None
+        if plan.since < 0 or plan.since >= REPLAN:
             self.replan(config)
         best = self.nearest(config)
         if best is None:
@@ -70,12 +87,12 @@ class Planning(Generic[R]):
             best = self.nearest(config)
             if best is None:
                 return False
-        config.since += 1
+        plan.since += 1
         node = best
-        run = config.pool[node].pop(0)
-        if not config.pool[node]:
-            del config.pool[node]
-        if config.dist[node] == 0:
+        run = plan.pool[node].pop(0)
+        if not plan.pool[node]:
+            del plan.pool[node]
+        if plan.dist[node] == 0:
             self.arrive(config, run, node)
         else:
             self.expand(config, run, node)
@@ -84,43 +101,49 @@ class Planning(Generic[R]):
     def replan(self, config: "_Config[R]") -> None:
         """The distances to the targets anew (what is covered and tried changed), and the kept runs not pooled yet
         pooled."""
-        tmap = config.plan
-        assert tmap is not None
-        table = config.table if config.table is not None else \
+        plan = config.plan
+        assert plan is not None
+        tmap = plan.tmap
+        table = plan.table if plan.table is not None else \
             target_table(tmap, config.out, config.timings)     # type: ignore[arg-type]
-        config.table = table = [(e, n) for e, n in table if e not in self.covered]
+        plan.table = table = [(e, n) for e, n in table if e not in self.covered]
         spent: dict[EdgeKey, dict[object, int]] = {}
         for edge, _ in table:
-            counts = dict(config.spent_at.get(edge, {}))
+            counts = dict(plan.spent_at.get(edge, {}))
             for number in config.attempts.get(edge, ()):
                 sign = config.signs.get(number)
                 counts[sign] = counts.get(sign, 0) + 1
             if counts:
                 spent[edge] = counts
-        config.dist = tmap.distances(targets(table, self.covered, spent, SPEND))
-        config.since = 0
-        fresh, config.fresh = config.fresh, []
+        plan.dist = tmap.distances(targets(table, self.covered, spent, SPEND))
+        plan.since = 0
+        fresh, plan.fresh = plan.fresh, []
         for state, k in fresh:
-            self.pool(config, k.run, tmap.index.get((state, k.sign), -1))   # type: ignore[arg-type]
+            self.pool(config, k.run, tmap.index.get((state, k.sign), -1))
 
     def pool(self, config: "_Config[R]", run: R, node: int) -> bool:
         """Pool ``run`` for ``node`` unless ``POOL`` runs were pooled there already; whether it was."""
-        if node < 0 or config.pooled.get(node, 0) >= POOL:
+        plan = config.plan
+        assert plan is not None
+        if node < 0 or plan.pooled.get(node, 0) >= POOL:
             return False
-        config.pooled[node] = config.pooled.get(node, 0) + 1
-        config.pool.setdefault(node, []).append(run)
+        plan.pooled[node] = plan.pooled.get(node, 0) + 1
+        plan.pool.setdefault(node, []).append(run)
         return True
 
     def nearest(self, config: "_Config[R]") -> int | None:
-        dist = config.dist
-        found = [(dist[n], n) for n in config.pool if dist[n] >= 0]
+        plan = config.plan
+        assert plan is not None
+        dist = plan.dist
+        found = [(dist[n], n) for n in plan.pool if dist[n] >= 0]
         return min(found)[1] if found else None
 
     def expand(self, config: "_Config[R]", run: R, node: int) -> None:
         """The moves of ``node`` toward a target, realised on forks of ``run`` (``STEP_TRIES`` tries at most, until
         ``LANDINGS`` forks landed nearer); every fork landing on a node on the way is pooled."""
-        tmap, dist = config.plan, config.dist
-        assert tmap is not None
+        plan = config.plan
+        assert plan is not None
+        tmap, dist = plan.tmap, plan.dist
         d, tries, landed = dist[node], 0, 0
         world = self.runs.world(run)
         for label, there in tmap.succ[node]:
@@ -138,7 +161,7 @@ class Planning(Generic[R]):
                     continue
                 if edges:
                     self.keep(config, twin, edges[0] if len(edges) == 1 else None)     # type: ignore
-                got = tmap.index.get((self.runs.state(twin), timing(self.runs.world(twin))), -1)
+                got = plan.node(self.runs, twin)
                 if got >= 0 and 0 <= dist[got] and self.pool(config, twin, got):
                     self.third_ops(config, twin, got)
                     if dist[got] < d:
@@ -148,24 +171,27 @@ class Planning(Generic[R]):
     def third_ops(self, config: "_Config[R]", run: R, node: int) -> None:
         """Beside a pooled run whose members hold two ops armed this millisecond, the run where one of them holds a
         third (``harness.puppets.rearms``) — the same node, which the timed graph cannot tell apart — pooled too."""
+        plan = config.plan
+        assert plan is not None
         state = self.runs.state(run)
         for sequence in rearms(self.runs.world(run)):
             twin, _, _ = self.fork_and_take(config, run, sequence, through=True)    # type: ignore[attr-defined]
             if self.runs.failed(twin) or twin.over or self.runs.state(twin) != state:
                 continue
-            if tmap_node(config, self.runs, twin) == node:
-                config.pool.setdefault(node, []).insert(0, twin)     # first: the rarer situation
+            if plan.node(self.runs, twin) == node:
+                plan.pool.setdefault(node, []).insert(0, twin)     # first: the rarer situation
 
     def arrive(self, config: "_Config[R]", run: R, node: int) -> None:
         """A run in a timing uncovered edges of its state are taken from: kept, and each such edge tried from it."""
-        assert config.plan is not None
+        plan = config.plan
+        assert plan is not None
         state, sign = self.runs.state(run), timing(self.runs.world(run))
         if not any(k.run is run for k in config.kept.get(state, ())):
             self.keep(config, run)       # type: ignore[attr-defined]
         for edge in config.out.get(state, ()):
             if edge in self.covered or sign not in config.timings.get(edge, ()):
                 continue
-            counts = config.spent_at.setdefault(edge, {})
+            counts = plan.spent_at.setdefault(edge, {})
             counts[sign] = counts.get(sign, 0) + 1
             self.result.tried.add(edge)
             for sequence in moves(self.runs.world(run), *parse_label(edge[1]))[:ARRIVE_CAP]:
@@ -176,4 +202,4 @@ class Planning(Generic[R]):
                 return
 
 
-__all__ = ["Planning"]
+__all__ = ["PlanState", "Planning"]

@@ -36,12 +36,12 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Any, Generic, Mapping, Sequence
+from typing import Generic, Mapping, Sequence
 
 from core.actions import Action
 from explore.coverage import EdgeKey
 from explore.runs import R, Runs, parse_label
-from explore.plan import Planning
+from explore.plan import Planning, PlanState
 from explore.timedmap import TimedMap
 from harness.puppets import moves, probes, retimings, situation, timing
 from model.state import State
@@ -97,17 +97,9 @@ class _Config(Generic[R]):
     def __init__(self, index: int, edges: frozenset[EdgeKey], timings: Mapping[EdgeKey, frozenset[object]],
                  plan: TimedMap | None = None) -> None:
         self.index, self.spent = index, 0
-        #: the timed graph projected on (state, timing) (explore/plan.py), where time decides edges
-        self.plan = plan
-        self.dist: list[int] = []                         # each node's distance to the targets (explore/plan.py)
-        self.since = -1                                   # planning units since the distances were computed (-1: never)
-        self.fresh: list[tuple[State, _Kept[R]]] = []     # runs kept since the planning last pooled them
-        self.spent_at: dict[EdgeKey, dict[object, int]] = {}   # edge -> timing -> planning arrivals that tried it there
-        self.table: list[tuple[EdgeKey, tuple[tuple[Any, int], ...]]] | None = None   # its targets (timedmap.py)
-        self.planned = 0                                  # steps spent by the planning (explore/plan.py)
+        #: the planning's state where time decides edges (explore/plan.py), else None
+        self.plan: PlanState[R] | None = PlanState(plan) if plan is not None else None
         self.signs: dict[int, object] = {}                # kept run number -> its situation
-        self.pool: dict[int, list[R]] = {}                # timed node -> runs there not expanded yet (explore/plan.py)
-        self.pooled: dict[int, int] = {}                  # timed node -> runs ever pooled there
         #: per edge, the timings of its source it can be taken from (explore/deadlines.py; empty: time rules nothing)
         self.timings = timings
         self.out: dict[State, list[EdgeKey]] = {}
@@ -191,7 +183,7 @@ class _Sweep(Planning[R], Generic[R]):
         kept.append(_Kept(self.numbers, due, self.runs.fork(run), sign))
         config.signs[self.numbers] = sign
         if config.plan is not None:
-            config.fresh.append((state, kept[-1]))
+            config.plan.fresh.append((state, kept[-1]))
         if state in config.processed:
             config.revisit[state] = None
 
@@ -299,10 +291,10 @@ class _Sweep(Planning[R], Generic[R]):
     def work(self, config: _Config[R]) -> None:
         """One unit of ``config``'s sweep: the next reached state's edges, else the uncovered edges of a state
         that has a run kept since they were tried."""
-        if config.plan is not None and config.planned <= config.spent * PLAN_SHARE:
+        if config.plan is not None and config.plan.planned <= config.spent * PLAN_SHARE:
             before = config.spent
             if self.descend(config):    # the planning's share of the steps (explore/plan.py)
-                config.planned += config.spent - before + 1
+                config.plan.planned += config.spent - before + 1
                 return
         first = bool(config.queue)
         if first:

@@ -198,24 +198,36 @@ def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]
     keys: dict[EdgeKey, set[Timing]] = {}
     builder = TimedMapBuilder()
     plain: dict[int, State] = {}
-    labels: dict[tuple[int, object, int], str] = {}
-    for (sid, codes, join), moves in walk:
+    # (state, the action object's id (the walk holds it), successor) -> label, source timings (None: a stutter)
+    labels: dict[tuple[int, int, int], tuple[str, set[Timing] | None]] = {}
+    numbers: dict[tuple[int, tuple[int, ...], int], int] = {}     # timed node -> its projection's number
+
+    def number(node: tuple[int, tuple[int, ...], int]) -> int:
+        found = numbers.get(node)
+        if found is None:
+            sid, codes, join = node
+            state = states[sid]
+            found = numbers[node] = builder.node((plain.setdefault(sid, unpadded(state)), timing(state, codes, join)))
+        return found
+
+    for node, moves in walk:
+        sid = node[0]
         here_state = states[sid]
-        here = builder.node((plain.setdefault(sid, unpadded(here_state)), timing(here_state, codes, join)))
-        for action, (nid, ncodes, njoin) in moves:
+        here = number(node)
+        for action, after in moves:
+            nid = after[0]
             there_state = states[nid]
-            there = builder.node((plain.setdefault(nid, unpadded(there_state)), timing(there_state, ncodes, njoin)))
+            there = number(after)
             if action is None:
                 builder.move(here, TICK, there)
                 continue
-            label = labels.get((sid, action, nid))
-            if label is None:
+            got = labels.get((sid, id(action), nid))
+            if got is None:
                 key = edge_key(here_state, action, there_state)
-                label = labels[(sid, action, nid)] = key[1]
-                if nid != sid:
-                    keys.setdefault(key, set())
-            if nid != sid:
-                keys[(plain[sid], label, plain[nid])].add(builder.projs[here][1])
+                got = labels[(sid, id(action), nid)] = key[1], keys.setdefault(key, set()) if nid != sid else None
+            label, sources = got
+            if sources is not None:
+                sources.add(builder.projs[here][1])
             builder.move(here, label, there)
     return ({k: frozenset(v) for k, v in keys.items()}, frozenset(plain[n] for n in plain), builder.done())
 

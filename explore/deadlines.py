@@ -17,7 +17,10 @@ per member (releases before KAFKA-9752, KAFKA-7610 and KAFKA-14009: 0.10.0), tim
 
 ``timed_edges`` walks the model graph of a scope with, for each slot holding ops and for the DelayedJoin, where the
 timer stands — armed in this millisecond (``NOW``), armed earlier and not due (``LATER``), due (``DUE``) — and a
-clock move (``tick``) that may bring any set of them due. It only ever *removes* possibilities from the model (every
+clock move (``tick``) that may bring any set of them due. A slot also counts its ops to three: the model's MANY is
+"two or more", but by the first fact a reschedule in the ops' millisecond adds one (a slot already MANY then holds
+three or more), one in a later millisecond leaves one, and a firing op removes one (§4.1, §4.3: each op is its own
+timer entry and expires on its own), so an expiry leaves the slot MANY only from three or more, and one from exactly two leaves one op. It only ever *removes* possibilities from the model (every
 concrete run maps to a timed run: the tick over-approximates the order of deadlines), so an abstract edge it never
 takes is one no run of the world takes; the coverage map leaves those out (explore/coverage.py).
 """
@@ -49,13 +52,22 @@ def applies(profile: str) -> bool:
 
 
 # A timed node is (state id, one timer code per slot, the DelayedJoin's place or -1). A slot's code is 0 when it holds
-# no op, else 1 + 2 * where its ops stand + (1 if they were armed before the DelayedJoin, so due no later than it).
-def _code(where: int, before: bool) -> int:
-    return 1 + 2 * where + before
+# no op, else 1 + 2 * where its ops stand + (1 if they were armed before the DelayedJoin, so due no later than it)
+# + (6 if it holds three ops or more: the model's MANY counts to two, but an expiry leaves MANY only from three).
+def _code(where: int, before: bool, three: bool = False) -> int:
+    return 1 + 2 * where + before + 6 * three
 
 
 def _where(code: int) -> int:
-    return (code - 1) // 2
+    return (code - 1) % 6 // 2
+
+
+def _before(code: int) -> bool:
+    return bool((code - 1) % 2)
+
+
+def _three(code: int) -> bool:
+    return code > 6
 
 
 #: per slot of an outcome: no op left, its ops untouched, or armed now (any / only in its ops' millisecond / only later)
@@ -71,6 +83,7 @@ class _Graph:
         self.states: list[State] = []
         self.ids: dict[State, int] = {}
         self.ordered: dict[tuple[int, tuple[int, ...]], tuple[int, tuple[int, ...]]] = {}
+        self.bases: dict[int, tuple[int, list[int]]] = {}
         self.moves: dict[int, list[tuple[AbstractAction, list[_Out]]]] = {}
 
     def id(self, state: State) -> int:
@@ -85,8 +98,13 @@ class _Graph:
         key = (id(after), tuple(codes))     # ``after`` lives as long as the graph (held by ``moves``/``states``)
         got = self.ordered.get(key)
         if got is None:
-            order = sorted(range(len(codes)), key=lambda i: (after.slots[i], codes[i]), reverse=True)
-            got = self.ordered[key] = self.id(after.canonical()), tuple(codes[i] for i in order)
+            base = self.bases.get(id(after))
+            if base is None:        # its canonical id, and each slot's rank among its slot values
+                values = sorted(set(after.slots))
+                base = self.bases[id(after)] = self.id(after.canonical()), [values.index(v) for v in after.slots]
+            sid, ranks = base
+            order = sorted(range(len(codes)), key=lambda i: (ranks[i], codes[i]), reverse=True)
+            got = self.ordered[key] = sid, tuple(codes[i] for i in order)
         return got
 
     def compiled(self, sid: int) -> list[tuple[AbstractAction, list[_Out]]]:
@@ -130,11 +148,12 @@ def _ticks(g: _Graph, sid: int, codes: tuple[int, ...], join: int) -> Iterator[t
     armed before it."""
     if join == DUE or any(c and _where(c) == DUE for c in codes):
         return
-    options = [[0] if not c else [_code(LATER, bool((c - 1) % 2)), _code(DUE, bool((c - 1) % 2))] for c in codes]
+    options = [[0] if not c else [_code(LATER, _before(c), _three(c)), _code(DUE, _before(c), _three(c))]
+               for c in codes]
     state = g.states[sid]
     for moved in product(*options):
         for j in ([-1] if join < 0 else [LATER, DUE]):
-            if j == DUE and any(c and (c - 1) % 2 and _where(c) != DUE for c in moved):
+            if j == DUE and any(c and _before(c) and _where(c) != DUE for c in moved):
                 continue
             yield (sid, *g.canonical(state, list(moved))[1:], j)
 
@@ -146,39 +165,58 @@ def _successors(g: _Graph, sid: int, codes: tuple[int, ...], join: int
             continue
         if action.kind == "ExpireJoin" and join != DUE:
             continue
+        state = g.states[sid]
         for after, rules, join_rule, members in outs:
-            moved, ok = [], True
+            moved, ok, split = [], True, -1
             for i, rule in enumerate(rules):
+                c, many = codes[i], after.slots[i].watch == MANY
                 if rule == GONE:
                     moved.append(0)
                 elif rule == KEEP:
-                    moved.append(codes[i])
+                    if not many:
+                        if c and _three(c) and action.kind == "ExpireHeartbeat" and action.slot == i:
+                            ok = False         # three or more leave two or more when one fires
+                            break
+                        moved.append(c and _code(_where(c), _before(c)))
+                    elif action.kind == "ExpireHeartbeat" and action.slot == i:
+                        if not _three(c):      # two ops (MANY, not three) leave one when one fires
+                            ok = False
+                            break
+                        split = i              # three or more leave two, or three or more
+                        moved.append(c)
+                    else:
+                        moved.append(c)
                 else:
-                    same = bool(codes[i]) and _where(codes[i]) == NOW
+                    same = bool(c) and _where(c) == NOW
                     if (rule == SAME_MS and not same) or (rule == LATER_MS and same):
                         ok = False
                         break
-                    moved.append(_code(NOW, False))
+                    # one more op beside those of this millisecond: three once the slot held MANY
+                    moved.append(_code(NOW, False, many and state.slots[i].watch == MANY))
             if not ok:
                 continue
-            if join_rule == 0:
-                j, moved = -1, [c and _code(_where(c), False) for c in moved]
-            elif join_rule == 1:   # armed now: the ops of every member present are due no later than it
-                j = NOW
-                moved = [c and _code(_where(c), bool(members >> i & 1)) for i, c in enumerate(moved)]
-            else:
-                j = join
-            yield (action, *g.canonical(after, moved), j)
+            for variant in ([moved] if split < 0 else
+                            [moved, moved[:split] + [_code(_where(moved[split]), _before(moved[split]))]
+                             + moved[split + 1:]]):
+                if join_rule == 0:
+                    j, out = -1, [c and _code(_where(c), False, _three(c)) for c in variant]
+                elif join_rule == 1:   # armed now: the ops of every member present are due no later than it
+                    j = NOW
+                    out = [c and _code(_where(c), bool(members >> i & 1), _three(c)) for i, c in enumerate(variant)]
+                else:
+                    j, out = join, variant
+                yield (action, *g.canonical(after, out), j)
 
 
 #: what a sweep can read of a concrete run's timers (harness.puppets.timing): each slot value with where its ops stand
-#: (-1: none), sorted, and where the DelayedJoin stands (-1: none) — a timed node without the before-join flags
+#: (-1: none), sorted, and where the DelayedJoin stands (-1: none) — a timed node without the before-join flags; a
+#: slot holding three ops or more shows a third "w" ("Mwww")
 Timing = tuple[tuple[tuple[str, int], ...], int]
 
 
 def timing(state: State, codes: tuple[int, ...], join: int) -> Timing:
-    slots = tuple(sorted((s.short(), _where(c) if c else -1) for s, c in zip(state.slots, codes, strict=True)
-                         if c or s.short() != "-"))
+    slots = tuple(sorted((s.short() + ("w" if c and _three(c) else ""), _where(c) if c else -1)
+                         for s, c in zip(state.slots, codes, strict=True) if c or s.short() != "-"))
     return slots, join
 
 

@@ -11,13 +11,13 @@ state and its timing (``harness.puppets.timing``; explore/timedmap.py) — with 
 with concrete runs. A pool holds a few runs per node (the sweep's kept runs first); a unit takes the pooled run
 nearest a target; at a target it tries the edges taken from there, elsewhere it realises moves toward one on forks —
 an abstract action by ``harness.puppets.moves``, a clock move just past a deadline by ``harness.puppets.ticks`` — and
-pools each fork that lands on a node still on the way, and ahead of it the same run with a third op for a member that
-holds two armed this millisecond (``harness.puppets.rearms``: the timed graph, like the model's MANY, counts to two,
-and an expiry that leaves a slot MANY needs three). Every step is a try of the sweep's: checked, its edges counted.
+pools each fork that lands on a node still on the way. The timing counts a slot's ops to three (an expiry leaves the
+slot MANY only from three), so a third op armed in the same millisecond is a move of the map like any other. Every
+step is a try of the sweep's: checked, its edges counted.
 
 The projection forgets which ops were armed before the DelayedJoin, so a node's distance is the least over the timed
 nodes behind it, and a move the timed graph allows may be one a run cannot make (it forgets too whose deadline comes
-first, and counts a slot's ops only up to two): planning only orders the tries, and every step is the world's.
+first): planning only orders the tries, and every step is the world's.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Generic
 
 from explore.runs import R, parse_label
 from explore.timedmap import TICK, EdgeKey, TimedMap, target_table, targets
-from harness.puppets import moves, rearms, ticks, timing
+from harness.puppets import moves, ticks, timing
 from model.state import State
 
 if TYPE_CHECKING:       # the sweep's own types (explore/sweep.py mixes Planning in)
@@ -163,23 +163,9 @@ class Planning(Generic[R]):
                     self.keep(config, twin, edges[0] if len(edges) == 1 else None)     # type: ignore
                 got = plan.node(self.runs, twin)
                 if got >= 0 and 0 <= dist[got] and self.pool(config, twin, got):
-                    self.third_ops(config, twin, got)
                     if dist[got] < d:
                         landed += 1
                         break      # the next move: another way toward the targets
-
-    def third_ops(self, config: "_Config[R]", run: R, node: int) -> None:
-        """Beside a pooled run whose members hold two ops armed this millisecond, the run where one of them holds a
-        third (``harness.puppets.rearms``) — the same node, which the timed graph cannot tell apart — pooled too."""
-        plan = config.plan
-        assert plan is not None
-        state = self.runs.state(run)
-        for sequence in rearms(self.runs.world(run)):
-            twin, _, _ = self.fork_and_take(config, run, sequence, through=True)    # type: ignore[attr-defined]
-            if self.runs.failed(twin) or twin.over or self.runs.state(twin) != state:
-                continue
-            if plan.node(self.runs, twin) == node:
-                plan.pool.setdefault(node, []).insert(0, twin)     # first: the rarer situation
 
     def arrive(self, config: "_Config[R]", run: R, node: int) -> None:
         """A run in a timing uncovered edges of its state are taken from: kept, and each such edge tried from it."""

@@ -301,14 +301,16 @@ def situation(world: World) -> tuple[object, ...]:
 
 def timing(world: World) -> tuple[tuple[tuple[str, int], ...], int]:
     """Where the group's timers stand, as explore/deadlines.py's timed graph counts it: each slot value (every member
-    id, pending id and id with live ops) with where its heartbeat ops stand — 0 armed in this millisecond, 1 later,
-    2 due, -1 none — sorted, and where the DelayedJoin stands (-1: none)."""
+    id, pending id and id with live ops; a third "w" when the id holds three ops or more) with where its heartbeat ops
+    stand — 0 armed in this millisecond, 1 later, 2 due, -1 none — sorted, and where the DelayedJoin stands (-1:
+    none)."""
     coord = world.coord
     group = coord.groups.get(world.group_id)
     if group is None:
         return (), -1
     now = coord.now_ms
     where: dict[str, int] = {}
+    count: dict[str, int] = {}
     join = -1
     for op in coord.timer.entries.values():
         if getattr(op, "group", None) is not group:
@@ -316,9 +318,11 @@ def timing(world: World) -> tuple[tuple[tuple[str, int], ...], int]:
         at = 0 if op.deadline_ms - op.delay_ms == now else 2 if op.deadline_ms < now else 1
         if isinstance(op, DelayedHeartbeat):
             where[op.member_id] = max(where.get(op.member_id, at), at)
+            count[op.member_id] = count.get(op.member_id, 0) + 1
         elif isinstance(op, DelayedJoin):
             join = at
-    return tuple(sorted((value, where.get(m, -1)) for m, value in _ids(world).items())), join
+    return tuple(sorted((value + ("w" if count.get(m, 0) >= 3 else ""), where.get(m, -1))
+                        for m, value in _ids(world).items())), join
 
 
 def ticks(world: World) -> list[Sequence_]:
@@ -332,29 +336,6 @@ def ticks(world: World) -> list[Sequence_]:
     times = sorted({now + 1} | {op.deadline_ms + 1 for op in coord.timer.entries.values()
                                 if getattr(op, "group", None) is group and op.deadline_ms >= now})
     return [(Action("AdvanceClock", -1, t - now),) for t in times if _time_left(world, t - now)]
-
-
-def rearms(world: World) -> list[Sequence_]:
-    """For each member whose live heartbeat ops (two or more) were all armed in this millisecond, one request that arms
-    it one more there (a heartbeat in Stable, a commit elsewhere where commits are on; 0.10, SPEC.md §4.6): the model's
-    MANY counts ops only up to two, and an expiry that leaves the slot MANY needs a third."""
-    coord = world.coord
-    group = coord.groups.get(world.group_id)
-    view = coord.describe(world.group_id)
-    if group is None or view is None:
-        return []
-    now, counts = coord.now_ms, {}
-    for op in coord.timer.entries.values():
-        if isinstance(op, DelayedHeartbeat) and op.group is group and op.member_id in view.members:
-            counts[op.member_id] = counts.get(op.member_id, 0) + 1 if op.deadline_ms - op.delay_ms == now else -99
-    b = _Builder(world)
-    heartbeat = coord.profile.heartbeat_answers[group.state][1]
-    if not heartbeat and not world.scope.commits:
-        return []
-    return [(b.receive(0, owner(m), "Heartbeat", member_id=m, generation_id=view.generation_id),) if heartbeat else
-            (b.receive(0, owner(m), "OffsetCommit", member_id=m, generation_id=view.generation_id,
-                       offsets=(("t-0", 1),)),)
-            for m, n in sorted(counts.items()) if n >= 2]
 
 
 def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int], Sequence_]]:
@@ -413,5 +394,5 @@ def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int
     return out
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "rearms", "retimings", "situation", "ticks", "timing",
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "retimings", "situation", "ticks", "timing",
            "variations"]

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from core.actions import Action
 from explore.coverage import scope_edges, source_timings, timed_map
+from explore.runs import parse_label
 from explore.sweep import sweep
 from explore.timedmap import TICK, TimedMapBuilder, target_table, targets
-from harness.puppets import KINDS, moves, rearms, ticks, timing
+from harness.puppets import KINDS, moves, ticks, timing
 from harness.world import World
 from kgc.directed import _state, fork, profile_map
 from kgc.gate import PUPPET_KINDS, WALK_KINDS, WALK_SCOPES
@@ -84,7 +85,7 @@ def test_a_tick_moves_the_clock_just_past_each_deadline_and_only_while_nothing_i
 
 def test_planning_reaches_edges_the_sweep_alone_does_not_in_the_same_steps() -> None:
     """On 0.10.0's churn map, 4,000 steps: the sweep that also plans in the timed graph covers at least a fifth more
-    edges than the sweep alone (measured 1,218 against 910 of 1,915), is deterministic, and still takes no edge the
+    edges than the sweep alone (measured 1,243 against 900 of 1,915), is deterministic, and still takes no edge the
     coverage map excludes (every step checked, refinement labelled)."""
     edges = scope_edges("0.10.0", CHURN, PUPPET_KINDS)
     fits = source_timings("0.10.0", CHURN, PUPPET_KINDS)
@@ -99,18 +100,22 @@ def test_planning_reaches_edges_the_sweep_alone_does_not_in_the_same_steps() -> 
 
 
 def test_a_third_op_in_the_same_millisecond_keeps_the_slot_many_after_one_expires() -> None:
-    """harness.puppets.rearms: a member holding two ops armed this millisecond gets a third from one more heartbeat
-    there — the same abstract state and timing (MANY counts to two) — and only then does an expiry of one op leave the
-    slot MANY (here the group's last member: the ops left behind are counted): the edge the planning pools these runs
-    for (0.10, SPEC.md §4.6)."""
+    """A member holding two ops armed this millisecond gets a third from one more heartbeat there — the same abstract
+    state (MANY counts to two), a timing that shows the third op, and a move of the projected map — and only then does
+    an expiry of one op leave the slot MANY (here the group's last member: the ops left behind are counted). The timed
+    graph takes such an expiry only from a timing with three ops (0.10, SPEC.md §4.6)."""
     run = CheckedRun(World("0.10.0", CHURN, clients=KINDS, record=True))
     for kind, acting in (("JoinGroup/new", "-"), ("SyncGroup", "MLw"), ("Heartbeat", "MLw")):
         assert any(_take(run, seq) for seq in moves(run.world, kind, acting, "") if len(seq) == 1)
-    (extra,) = rearms(run.world)
+    tmap = timed_map("0.10.0", CHURN, PUPPET_KINDS)
+    assert tmap is not None
+    two = tmap.index[(_state(run), timing(run.world))]
     three = fork(run)
-    for action in extra:
-        three.step(action)
-    assert _state(three) == _state(run) and timing(three.world) == timing(run.world) == ((("MLww", 0),), -1)
+    for action in moves(three.world, "Heartbeat", "MLww", "")[0]:
+        assert three.step(action) == []
+    assert _state(three) == _state(run) and timing(run.world) == ((("MLww", 0),), -1)
+    assert timing(three.world) == ((("MLwww", 0),), -1)       # the timing counts a third op
+    assert ("Heartbeat(MLww)", tmap.index[(_state(three), timing(three.world))]) in tmap.succ[two]
     ops = [op for op in three.world.coord.timer.entries.values() if type(op).__name__ == "DelayedHeartbeat"]
     assert len(ops) == 3
     left = {}
@@ -119,3 +124,44 @@ def test_a_third_op_in_the_same_millisecond_keeps_the_slot_many_after_one_expire
         r.step(Action("FireTimer", -1, min(t.seq for t in r.world.coord.due_timers())))
         left[name] = sum(type(op).__name__ == "DelayedHeartbeat" for op in r.world.coord.timer.entries.values())
     assert left == {"two": 1, "three": 2}      # the removed member's slot: -w, or -ww (MANY)
+    fits = source_timings("0.10.0", CHURN, PUPPET_KINDS)
+    def removed_many(s: State) -> int:
+        return sum(slot.short() == "-ww" for slot in s.slots)
+    many = [ts for (before, label, after), ts in fits.items()
+            if label == "ExpireHeartbeat(MLww)" and removed_many(after) == removed_many(before) + 1]
+    assert many and all(("MLwww", 2) in t[0] for ts in many for t in ts)
+
+
+def test_every_step_of_a_run_is_a_move_of_the_projected_map() -> None:
+    """The timed graph over-approximates the world (explore/deadlines.py): walked at random along the projected map's
+    moves (every candidate of each move, clock moves included), each concrete step leaves the run on a node of the
+    map — three ops or more counted — and one a move of the map leads to, or where it was. Faults scope: failed
+    stores, unloads and loads too."""
+    import random
+    faults = WALK_SCOPES["faults"]
+    tmap = timed_map("0.10.0", faults, PUPPET_KINDS)
+    assert tmap is not None
+    rng = random.Random(7)
+    seen_three = 0
+    for _walk in range(6):
+        run = CheckedRun(World("0.10.0", faults, clients=KINDS, record=True))
+        here = tmap.index[(_state(run), timing(run.world))]
+        for _ in range(60):
+            options = list(tmap.succ[here])
+            rng.shuffle(options)
+            for label, _there in options:
+                world = run.world
+                candidates = ticks(world) if label == TICK else moves(world, *parse_label(label))
+                if candidates:
+                    break
+            else:
+                break
+            for action in rng.choice(candidates):
+                assert run.step(action) == [] and not run.over, action
+                proj = (_state(run), timing(run.world))
+                assert proj in tmap.index, proj
+                there = tmap.index[proj]
+                assert there == here or there in {t for _, t in tmap.succ[here]}, (tmap.succ[here], proj)
+                here = there
+                seen_three += any(value.endswith("www") for value, _ in proj[1][0])
+    assert seen_three       # a walk that never held three ops would not test their count

@@ -20,9 +20,10 @@ timer stands — armed in this millisecond (``NOW``), armed earlier and not due 
 clock move (``tick``) that may bring any set of them due. A slot also counts its ops to three: the model's MANY is
 "two or more", but by the first fact a reschedule in the ops' millisecond adds one (a slot already MANY then holds
 three or more), one in a later millisecond leaves one, and a firing op removes one (§4.1, §4.3: each op is its own
-timer entry and expires on its own), so an expiry leaves the slot MANY only from three or more, and one from exactly two leaves one op. It only ever *removes* possibilities from the model (every
-concrete run maps to a timed run: the tick over-approximates the order of deadlines), so an abstract edge it never
-takes is one no run of the world takes; the coverage map leaves those out (explore/coverage.py).
+timer entry and expires on its own), so an expiry leaves the slot MANY only from three or more, and one from exactly
+two leaves one op. It only ever *removes* possibilities from the model (every concrete run maps to a timed run: the
+tick over-approximates the order of deadlines), so an abstract edge it never takes is one no run of the world takes;
+the coverage map leaves those out (explore/coverage.py).
 """
 from __future__ import annotations
 

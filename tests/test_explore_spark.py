@@ -64,6 +64,29 @@ def test_the_driver_hands_its_small_levels_to_spark(spark) -> None:
     assert {k: v.message for k, v in handed.violations.items()} == {k: v.message for k, v in local.violations.items()}
 
 
+def test_the_workers_are_started_while_the_driver_expands_and_a_failed_start_is_harmless(spark, monkeypatch) -> None:
+    """engine.WarmUp: started once, when a driver frontier reaches DRIVER_BELOW / WARM_AHEAD nodes (here 40 / 16, at
+    level 1), and joined before the Spark levels — not when Spark's turn never comes near; a warm-up whose job fails
+    (an unreadable spec) raises nothing."""
+    started: list[int] = []
+    real = engine.WarmUp.start
+
+    def start(self) -> None:
+        started.append(self.parts)
+        real(self)
+    monkeypatch.setattr(engine.WarmUp, "start", start)
+    spec = PARITY["basic-3-members"]
+    assert engine.bfs(spec, spark, partitions=2, driver_below=40).counts() == bfs(spec).counts()
+    assert started == [2]
+    # every level on the driver, the frontier never near DRIVER_BELOW / WARM_AHEAD: no workers started
+    assert engine.bfs(spec, spark, partitions=2, driver_below=1 << 20).counts() == bfs(spec).counts()
+    assert started == [2]
+    broken = engine.WarmUp(spark.sparkContext, "not a spec", 2)
+    broken.start()
+    broken.join()
+    assert broken.thread is not None and not broken.thread.is_alive()
+
+
 def test_partition_count_does_not_change_the_answer(spark) -> None:
     spec = PARITY["crashes-mutant"]
     assert engine.bfs(spec, spark, partitions=3, driver_below=0).counts() == \

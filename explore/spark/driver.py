@@ -20,19 +20,27 @@ from model.state import State
 
 #: a frontier with fewer nodes is expanded on the driver (0: every level is a Spark job)
 DRIVER_BELOW = 2048
+#: the Python workers are started (explore/spark/engine.py ``warm_up``) once a frontier reaches 1/WARM_AHEAD of that
+WARM_AHEAD = 16
 
 
 def driver_levels(spec: ExploreSpec, ex: Expander, result: ExploreResult, coverage: tuple[set[State], set],
                   below: int, stop: Callable[[int], bool], progress: Callable[[Progress], None] | None,
-                  checkpoint: tuple[str, int] | None, start: float) -> tuple[int, dict[int, int], dict[int, list]]:
+                  checkpoint: tuple[str, int] | None, start: float,
+                  near: Callable[[], None] = lambda: None) -> tuple[int, dict[int, int], dict[int, list]]:
     """BFS from the root on the driver while the frontier has fewer than ``below`` nodes (and ``stop(level)``
     is False): the level reached, the visited fingerprints with their routes, and the frontier (fp -> [node,
-    path, sleep]). ``checkpoint``: (directory, partitions) to write each level as the merge tasks would."""
+    path, sleep]). ``checkpoint``: (directory, partitions) to write each level as the merge tasks would.
+    ``near`` is called once, when a frontier reaches ``below / WARM_AHEAD`` nodes (the levels double: Spark's
+    turn is a few levels away)."""
     ex.route_children = True
     visited = {ex.root_fp: ex.root_route}
     frontier: dict[int, list] = {ex.root_fp: [ex.root, b"", frozenset() if spec.por else None]}
-    level = 0
+    level, warned = 0, False
     while frontier and len(frontier) < below and level < spec.depth and not stop(level):
+        if not warned and len(frontier) * WARM_AHEAD >= below:
+            near()
+            warned = True
         t_level = time.perf_counter()
         nxt: dict[int, list] = {}
         routes: dict[int, int] = {}
@@ -89,4 +97,4 @@ def to_rdds(sc: Any, parts: int, visited: dict[int, int], frontier: dict[int, li
     return vis.partitionBy(parts, partitioner), front.partitionBy(parts, partitioner)
 
 
-__all__ = ["DRIVER_BELOW", "driver_levels", "to_rdds"]
+__all__ = ["DRIVER_BELOW", "WARM_AHEAD", "driver_levels", "to_rdds"]

@@ -11,7 +11,13 @@ what the other had: 17-24 % more CPU, measured on the local engine, explore/work
 - ``("V", fps)``: the visited fingerprints of one partition, a sorted int64 array;
 - ``("F", fps, nodes, paths, sleeps)``: the new frontier of one partition (nodes first reached at this level);
 - ``("C", …)``: candidates, the successors one expansion task routes to a partition (deduplicated map-side);
-- ``("S", stats)``: what an expansion task counted (edges, violations, witnesses, coverage).
+- ``("X", stats)``: what an expansion task counted (edges, violations, witnesses, coverage), sent to a merge, which
+  reports it to the driver with its count of new nodes through an accumulator (``_Summaries``).
+
+A level's whole output is both the next expansion's input (it reads the ``"F"`` records) and the next merge's visited
+side (it reads ``"V"``; candidates and stats come tagged ``"C"`` and ``"X"``, so the level before's ``"F"`` is not taken
+for new ones), and the job that computes it is a count in the JVM: no Python filter splits or summarises it, which
+would unpickle and pickle every record again in one more Python worker per task.
 
 One Spark job per level: expansion (``Expander.expand``, the local engine's step function) in Python
 workers, a shuffle of P×P batches, and a merge that drops fingerprints already visited (numpy
@@ -147,11 +153,24 @@ def make_expand(spec_json: str, parts: int) -> Callable[[int, Records], RecordIt
                     keep(cands, fp, child, path + bytes((idx,)), child_sleep)
                     routes[fp] = route
         yield from _batches(cands, routes, parts)
-        yield index % parts, ("S", pickle.dumps(stats, protocol=5))
+        yield index % parts, ("X", pickle.dumps(stats, protocol=5))
     return expand
 
 
-def make_merge(checkpoint: str | None, level: int) -> Callable[[Records], RecordIter]:
+class _Summaries:
+    """A level's merges report to the driver through an accumulator (pyspark's AccumulatorParam, by its two
+    methods): partition -> (new nodes, the expansion stats it received). Keyed by partition, so a task Spark runs
+    twice reports once."""
+
+    def zero(self, value: dict) -> dict:
+        return {}
+
+    def addInPlace(self, value1: dict, value2: dict) -> dict:
+        value1.update(value2)
+        return value1
+
+
+def make_merge(checkpoint: str | None, level: int, summaries: Any) -> Callable[[Records], RecordIter]:
     def merge(records: Records) -> RecordIter:
         vis = np.empty(0, np.int64)
         pidx = None
@@ -162,9 +181,9 @@ def make_merge(checkpoint: str | None, level: int) -> Callable[[Records], Record
             tag = rec[0]
             if tag == "V":
                 vis = np.frombuffer(rec[1], np.int64)
-            elif tag == "S":
+            elif tag == "X":
                 stats.append(rec[1])
-            elif tag in ("C", "F"):
+            elif tag == "C":     # the level before's "F" and "S" (the visited side is its whole output) are not ours
                 for fp, node, path, sleep in zip(np.frombuffer(rec[1], np.int64).tolist(), rec[2], rec[3], rec[4],
                                                  strict=True):
                     keep(cands, fp, node, path, sleep)
@@ -184,11 +203,10 @@ def make_merge(checkpoint: str | None, level: int) -> Callable[[Records], Record
                     [cands[f][2] for f in new])
         if checkpoint is not None:
             write_part(checkpoint, level, pidx, vis, frontier)
+        summaries.add({pidx: (len(new), stats)})
         if new:
             yield pidx, frontier
         yield pidx, ("V", vis.tobytes())
-        for s in stats:
-            yield pidx, ("S", s)
     return merge
 
 
@@ -248,8 +266,7 @@ def _resumed(spec: ExploreSpec, sc: Any, checkpoint: str | None) -> _Run:
     loaded = sc.parallelize(range(parts), parts).flatMap(
         lambda p, ck=checkpoint, lv=level: read_part(ck, lv, p)).partitionBy(parts, part_ident)
     loaded = loaded.persist(_storage())
-    return _Run(result, states, edges, parts, level, frontier_size, loaded.filter(lambda kv: kv[1][0] == "V"),
-                loaded.filter(lambda kv: kv[1][0] == "F"))
+    return _Run(result, states, edges, parts, level, frontier_size, loaded, loaded)
 
 
 def _started(spec: ExploreSpec, sc: Any, parts: int, checkpoint: str | None, start: float, driver_below: int,
@@ -279,26 +296,27 @@ def _spark_levels(spec: ExploreSpec, run: _Run, checkpoint: str | None, start: f
     prev = None
     while run.frontier_size and run.level < spec.depth:
         t_level = time.perf_counter()
+        summaries = run.frontier.context.accumulator({}, _Summaries())
         cand = run.frontier.mapPartitionsWithIndex(make_expand(spec_json, parts)).partitionBy(parts, part_ident)
-        out = run.visited.union(cand).mapPartitions(make_merge(checkpoint, run.level + 1), True).persist(_storage())
+        out = run.visited.union(cand).mapPartitions(make_merge(checkpoint, run.level + 1, summaries), True)
+        out.persist(_storage())
         if (run.level + 1) % LINEAGE_LEVELS == 0:
             out.localCheckpoint()
-        summary = out.filter(lambda kv: kv[1][0] != "V").map(
-            lambda kv: ("F", len(kv[1][2])) if kv[1][0] == "F" else ("S", kv[1][1])).collect()
+        out._jrdd.count()      # the level's job: the JVM counts the merges' batches, no Python pass over them
         if prev is not None:
             prev.unpersist()
         prev = out
-        run.frontier_size = sum(value for tag, value in summary if tag == "F")
-        for tag, value in summary:
-            if tag == "S":
-                pickle.loads(value).merge_into(result, run.states, run.edges)
+        run.frontier_size = sum(n for n, _ in summaries.value.values())
+        for pidx in sorted(summaries.value):
+            for stats in summaries.value[pidx][1]:
+                pickle.loads(stats).merge_into(result, run.states, run.edges)
         run.level += 1
         if run.frontier_size:
             result.levels.append(run.frontier_size)
         result.states += run.frontier_size
         result.level_seconds.append(time.perf_counter() - t_level)
         result.seconds = time.perf_counter() - start
-        run.visited, run.frontier = out.filter(lambda kv: kv[1][0] == "V"), out.filter(lambda kv: kv[1][0] == "F")
+        run.visited = run.frontier = out     # the expansion reads only "F" records, the merge "V" (and "C", "X")
         if checkpoint is not None:
             commit_level(checkpoint, run.level, spec, parts, result, run.states, run.edges, run.frontier_size)
         if progress is not None:

@@ -66,21 +66,26 @@ def test_the_driver_hands_its_small_levels_to_spark(spark) -> None:
 
 def test_the_workers_are_started_while_the_driver_expands_and_a_failed_start_is_harmless(spark, monkeypatch) -> None:
     """engine.WarmUp: started once, when a driver frontier reaches DRIVER_BELOW / WARM_AHEAD nodes (here 40 / 16, at
-    level 1), and joined before the Spark levels — not when Spark's turn never comes near; a warm-up whose job fails
-    (an unreadable spec) raises nothing."""
-    started: list[int] = []
+    level 1), and joined before the Spark levels; cancelled when the driver does every level after all; not started
+    when Spark's turn never comes near; a warm-up whose job fails (an unreadable spec) raises nothing."""
+    started: list[engine.WarmUp] = []
     real = engine.WarmUp.start
 
     def start(self) -> None:
-        started.append(self.parts)
+        started.append(self)
         real(self)
     monkeypatch.setattr(engine.WarmUp, "start", start)
     spec = PARITY["basic-3-members"]
-    assert engine.bfs(spec, spark, partitions=2, driver_below=40).counts() == bfs(spec).counts()
-    assert started == [2]
+    local = bfs(spec)
+    assert engine.bfs(spec, spark, partitions=2, driver_below=40).counts() == local.counts()
+    assert len(started) == 1
+    # the driver does every level, but its frontier comes within 1/16 of the hand-over: started, then cancelled
+    below = max(local.levels) + 1
+    assert engine.bfs(spec, spark, partitions=2, driver_below=below).counts() == local.counts()
+    assert len(started) == 2 and started[1].thread is not None and not started[1].thread.is_alive()
     # every level on the driver, the frontier never near DRIVER_BELOW / WARM_AHEAD: no workers started
-    assert engine.bfs(spec, spark, partitions=2, driver_below=1 << 20).counts() == bfs(spec).counts()
-    assert started == [2]
+    assert engine.bfs(spec, spark, partitions=2, driver_below=1 << 20).counts() == local.counts()
+    assert len(started) == 2
     broken = engine.WarmUp(spark.sparkContext, "not a spec", 2)
     broken.start()
     broken.join()

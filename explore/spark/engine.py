@@ -82,6 +82,8 @@ class WarmUp:
     Spark level pays that start (1.5–2 s of its 3 s at depth 11 of the issue's space, measured) while the driver
     waits. A failed warm-up is left alone: the level that needs the workers reports what is wrong."""
 
+    GROUP = "kgc-warm-up"
+
     def __init__(self, sc: Any, spec_json: str, parts: int) -> None:
         self.sc, self.spec_json, self.parts = sc, spec_json, parts
         self.thread: threading.Thread | None = None
@@ -93,13 +95,21 @@ class WarmUp:
 
     def _job(self) -> None:
         try:
+            self.sc.setJobGroup(self.GROUP, "kgc: start the Python workers", interruptOnCancel=False)
             self.sc.parallelize(range(self.parts), self.parts).mapPartitions(make_warm(self.spec_json)).count()
-        except Exception:      # noqa: BLE001,S110 — only a head start; the levels' own jobs report failures
+        except Exception:      # noqa: BLE001 — only a head start; the levels' own jobs report failures
             pass
 
     def join(self) -> None:
         if self.thread is not None:
             self.thread.join()
+
+    def cancel(self) -> None:
+        """No Spark level follows (the driver did them all): the warm-up is cancelled, not waited for (again until its
+        thread ends: a cancel before the job is submitted would miss it)."""
+        while self.thread is not None and self.thread.is_alive():
+            self.sc.cancelJobGroup(self.GROUP)
+            self.thread.join(0.05)
 
 
 def make_warm(spec_json: str) -> Callable[[Iterable[int]], Iterator[int]]:
@@ -278,13 +288,17 @@ def _started(spec: ExploreSpec, sc: Any, parts: int, checkpoint: str | None, sta
     states: set[State] = set(ex.root_abstract_states)
     edges: set = set()
     warming = WarmUp(sc, json.dumps(spec.to_json(), sort_keys=True), parts)
+    stop = lambda lv: stop_after_level is not None and lv >= stop_after_level     # noqa: E731
+    level, frontier = 0, {}
     try:
         level, visited, frontier = driver_levels(
-            spec, ex, result, (states, edges), driver_below,
-            lambda lv: stop_after_level is not None and lv >= stop_after_level, progress,
+            spec, ex, result, (states, edges), driver_below, stop, progress,
             (checkpoint, parts) if checkpoint is not None else None, start, warming.start)
     finally:
-        warming.join()
+        if frontier and level < spec.depth and not stop(level):
+            warming.join()      # Spark's turn: the workers are (being) started
+        else:
+            warming.cancel()
     vis_rdd, front_rdd = to_rdds(sc, parts, visited, frontier, part_ident)
     return _Run(result, states, edges, parts, level, len(frontier), vis_rdd, front_rdd)
 

@@ -15,7 +15,7 @@ per member (releases before KAFKA-9752, KAFKA-7610 and KAFKA-14009: 0.10.0), tim
   largest session timeout of the members present when the rebalance starts): an op of such a member scheduled no
   later than the DelayedJoin is due by the time the DelayedJoin is.
 
-``timed_edges`` walks the model graph of a scope with, for each slot holding ops and for the DelayedJoin, where the
+``timed_walk`` walks the model graph of a scope with, for each slot holding ops and for the DelayedJoin, where the
 timer stands — armed in this millisecond (``NOW``), armed earlier and not due (``LATER``), due (``DUE``) — and a
 clock move (``tick``) that may bring any set of them due. A slot also counts its ops to three: the model's MANY is
 "two or more", but by the first fact a reschedule in the ops' millisecond adds one (a slot already MANY then holds
@@ -23,7 +23,7 @@ three or more), one in a later millisecond leaves one, and a firing op removes o
 timer entry and expires on its own), so an expiry leaves the slot MANY only from three or more, and one from exactly
 two leaves one op. It only ever *removes* possibilities from the model (every concrete run maps to a timed run: the
 tick over-approximates the order of deadlines), so an abstract edge it never takes is one no run of the world takes;
-the coverage map leaves those out (explore/coverage.py).
+the coverage map (explore/coverage.py ``_timed``, which reads the walk) leaves those out.
 """
 from __future__ import annotations
 
@@ -38,7 +38,6 @@ from model.state import MANY, MEMBER, NO_JOIN, AbstractAction, Scope, State, ini
 from model.step import enabled, outcomes
 
 NOW, LATER, DUE = 0, 1, 2
-Triple = tuple[State, AbstractAction, State]
 #: why an edge of the map is not reachable once time is counted (the coverage map's reason)
 REASON = ("no run takes it once time is counted: a member's heartbeat ops share one deadline, so a second op only "
           "in the millisecond of the first (SPEC.md §2, §4.6); a timer fires only once due and the clock waits for "
@@ -249,25 +248,4 @@ def timed_walk(profile: str, scope: Scope, offered: Callable[[AbstractAction], b
     return g.states, walk()
 
 
-def timed_edges(profile: str, scope: Scope, offered: Callable[[AbstractAction], bool]
-                ) -> tuple[dict[Triple, set[Timing]], set[State]] | None:
-    """Every (state, action, successor) of the model graph of ``scope`` some timed run takes with ``offered`` actions
-    (stutters left out) with the timings of its source it is taken from, and the states the runs pass; None where the
-    facts above do not hold (the model graph is then the answer)."""
-    got = timed_walk(profile, scope, offered)
-    if got is None:
-        return None
-    states, walk = got
-    taken: dict[tuple[int, AbstractAction, int], set[Timing]] = {}
-    reached: set[int] = set()
-    for (sid, codes, join), moves in walk:
-        reached.add(sid)
-        here: Timing | None = None
-        for action, (nid, _, _) in moves:
-            if action is not None and nid != sid:
-                here = here or timing(states[sid], codes, join)
-                taken.setdefault((sid, action, nid), set()).add(here)
-    return {(states[a], action, states[b]): t for (a, action, b), t in taken.items()}, {states[n] for n in reached}
-
-
-__all__ = ["REASON", "Node", "Timing", "applies", "timed_edges", "timed_walk", "timing"]
+__all__ = ["REASON", "Node", "Timing", "applies", "timed_walk", "timing"]

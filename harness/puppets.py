@@ -24,7 +24,6 @@ with ``leaves``, OffsetCommit only with ``commits``; failed appends and partitio
 """
 from __future__ import annotations
 
-
 from core.actions import Action
 from core.types import NO_GENERATION
 from harness.abstraction import slots_by_id

@@ -20,7 +20,7 @@ from model.state import State
 
 #: a frontier with fewer nodes is expanded on the driver (0: every level is a Spark job)
 DRIVER_BELOW = 2048
-#: the Python workers are started (explore/spark/engine.py ``warm_up``) once a frontier reaches 1/WARM_AHEAD of that
+#: the Python workers are started (explore/spark/engine.py ``WarmUp``) once a frontier reaches 1/WARM_AHEAD of that
 WARM_AHEAD = 16
 
 

@@ -288,8 +288,11 @@ def _started(spec: ExploreSpec, sc: Any, parts: int, checkpoint: str | None, sta
     states: set[State] = set(ex.root_abstract_states)
     edges: set = set()
     warming = WarmUp(sc, json.dumps(spec.to_json(), sort_keys=True), parts)
-    stop = lambda lv: stop_after_level is not None and lv >= stop_after_level     # noqa: E731
-    level, frontier = 0, {}
+
+    def stop(lv: int) -> bool:
+        return stop_after_level is not None and lv >= stop_after_level
+
+    level, frontier = 0, dict[int, list]()
     try:
         level, visited, frontier = driver_levels(
             spec, ex, result, (states, edges), driver_below, stop, progress,

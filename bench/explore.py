@@ -5,6 +5,7 @@
     python bench/explore.py --parts core,machine  # only some measurements
     python bench/explore.py --out bench/results/explore-before-after.json
     python bench/explore.py --rounds 3            # core and machine 3 times, alternately; the median run is kept
+    python bench/explore.py --symmetry --parts budget --budget 600   # the after code explores orbits
 
 Space: profile 3.9 (``--profile``), 3 Java consumers, exploration scope "basic" (explore/scopes.py: fault-free, leaves
 and rejoins, the clock moves to the next deadline, horizon 60 s; ``--scope`` picks another), BFS, no POR.
@@ -18,6 +19,10 @@ machine's noise hits both):
 - ``budget``: the deepest BFS level completed exhaustively within ``--budget`` seconds (default 120 on
   a shared box; the issue asks 600) with the fastest local configuration each code has (``--workers 2``
   when available, else one process), and the states/s over that run.
+
+``--symmetry``: the after code explores with ``ExploreSpec.symmetry`` (one state per orbit of client exchanges,
+every client sending client.id "consumer", explore/canonical.py), the before code the space as it is; its states are
+orbits, so compare depth (``budget``) and seconds to the same depth, not states/s.
 
 "Before" is a ``git archive`` of the revision unpacked into a temporary directory; both sides run this
 script's measuring code with that tree first on sys.path. A benchmark, not a test: nothing asserts on time.
@@ -40,6 +45,7 @@ ROOT = Path(__file__).resolve().parents[1]
 MEMBERS, DEPTH, BUDGET_S = 3, 12, 120.0
 SCOPE = os.environ.get("KGC_BENCH_SCOPE", "basic")    # set by --scope for the measuring processes
 PROFILE = os.environ.get("KGC_BENCH_PROFILE", "3.9")  # set by --profile for the measuring processes
+SYMMETRY = False                                      # set by the hidden --symmetric in the after side's process
 
 
 class _Budget(Exception):
@@ -49,6 +55,9 @@ class _Budget(Exception):
 def _spec(depth: int) -> Any:
     from explore.scopes import get_scope
     from explore.space import ExploreSpec
+    if SYMMETRY:
+        from dataclasses import replace
+        return ExploreSpec(PROFILE, MEMBERS, depth, replace(get_scope(SCOPE), client_id="consumer"), symmetry=True)
     return ExploreSpec(PROFILE, MEMBERS, depth, get_scope(SCOPE))
 
 
@@ -133,11 +142,12 @@ def _unpack(rev: str, into: Path) -> str:
     return sha
 
 
-def _measure(code: Path, part: str, depth: int, budget_s: float) -> dict[str, Any]:
+def _measure(code: Path, part: str, depth: int, budget_s: float, symmetric: bool = False) -> dict[str, Any]:
     env = {**os.environ, "PYTHONPATH": str(code)}
     t0 = time.perf_counter()
     out = subprocess.run([sys.executable, __file__, "--part", part, "--code", str(code), "--depth", str(depth),
-                          "--budget", str(budget_s)], capture_output=True, text=True, env=env, cwd=code)
+                          "--budget", str(budget_s)] + (["--symmetric"] if symmetric else []),
+                         capture_output=True, text=True, env=env, cwd=code)
     if out.returncode != 0:
         return {"error": (out.stderr.strip().splitlines() or ["?"])[-1]}
     found = json.loads(out.stdout.strip().splitlines()[-1])
@@ -164,12 +174,17 @@ def main() -> None:
     ap.add_argument("--out", type=Path, help="also write the JSON here")
     ap.add_argument("--rounds", type=int, default=1, help="runs of each part but budget, alternately (1); the run with "
                                                           "the median states/s is reported, all states/s listed")
+    ap.add_argument("--symmetry", action="store_true", help="the after code explores one state per orbit of client "
+                                                            "exchanges (compare depth and seconds, not states/s)")
+    ap.add_argument("--symmetric", action="store_true", help=argparse.SUPPRESS)
     ap.add_argument("--part", help=argparse.SUPPRESS)
     ap.add_argument("--code", help=argparse.SUPPRESS)
     args = ap.parse_args()
     os.environ["KGC_BENCH_SCOPE"] = args.scope
     os.environ["KGC_BENCH_PROFILE"] = args.profile
     if args.part:
+        global SYMMETRY
+        SYMMETRY = args.symmetric
         sys.path.insert(0, args.code)
         print(json.dumps(run_part(args.part, args.depth, args.budget)))
         return
@@ -183,7 +198,8 @@ def main() -> None:
     dirty = bool(subprocess.run(["git", "-C", str(ROOT), "status", "--porcelain", "--untracked-files=no"],
                                 capture_output=True, text=True, check=True).stdout.strip())
     figures: dict[str, Any] = {
-        "space": {"profile": args.profile, "members": MEMBERS, "scope": args.scope, "depth": args.depth, "por": False},
+        "space": {"profile": args.profile, "members": MEMBERS, "scope": args.scope, "depth": args.depth, "por": False,
+                  "after_symmetry": args.symmetry},
         "machine": {"cpus": os.cpu_count(), "python": platform.python_version(),
                     "load_avg_at_start": [round(x, 2) for x in os.getloadavg()]},
         "command": " ".join([Path(sys.executable).name, "bench/explore.py", *sys.argv[1:]]),
@@ -196,7 +212,8 @@ def main() -> None:
             runs: dict[str, list[dict[str, Any]]] = {"before": [], "after": []}
             for _round in range(1 if part == "budget" else max(1, args.rounds)):
                 for side, code in (("before", Path(tmp) / "src"), ("after", ROOT)):
-                    runs[side].append(found := _measure(code, part, args.depth, args.budget))
+                    symmetric = args.symmetry and side == "after"
+                    runs[side].append(found := _measure(code, part, args.depth, args.budget, symmetric))
                     print(f"{side} {part}: {found}", file=sys.stderr, flush=True)
             for side, found_runs in runs.items():
                 ranked = sorted(found_runs, key=lambda f: f.get("states_per_s", 0))

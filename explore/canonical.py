@@ -18,6 +18,10 @@ the key of a parked future (it never stores an OffsetCommit's offsets, SPEC.md �
 The explorer keeps the *real* node (the first one reached, by the smallest path) and uses the
 canonical form only to compute its fingerprint; reports, messages and replays read real states.
 
+With ``ExploreSpec.symmetry`` the fingerprint is of ``symmetric``: the canonical form of the smallest state
+among those that exchanging interchangeable clients gives (the section before ``symmetric`` says why that is
+exact once every client sends one client.id, and what it changes).
+
 What is *not* relabelled, and why:
 
 - member ids ``<client_id>-<counter>`` and the coordinator's op/append sequence numbers come from one
@@ -43,7 +47,10 @@ What is *not* relabelled, and why:
 """
 from __future__ import annotations
 
-from typing import Any, cast
+import io
+import pickle
+from itertools import groupby, permutations, product
+from typing import Any, Sequence, cast
 
 # positions in the plain-data snapshots this module reads (harness/world.py, harness/clients.py,
 # harness/messages.py, impl/snapshot.py); tests/test_explore_canonical.py pins them on real states
@@ -111,14 +118,15 @@ def corr_maps(state: tuple[Any, ...]) -> list[dict[int, int]]:
     return maps
 
 
-def _relabel_member(m: tuple[Any, ...], maps: list[dict[int, int]]) -> tuple[Any, ...]:
+def _relabel_member(m: tuple[Any, ...], maps: list[dict[int, int]], perm: Sequence[int] | None = None
+                    ) -> tuple[Any, ...]:
     join, sync = m[_MEMBER_JOIN_KEY], m[_MEMBER_SYNC_KEY]
     if join is None and sync is None:
         return m
     out = list(m)
     for i, key in ((_MEMBER_JOIN_KEY, join), (_MEMBER_SYNC_KEY, sync)):
         if key is not None:
-            out[i] = (key[0], maps[key[0]][key[1]])
+            out[i] = (key[0] if perm is None else perm[key[0]], maps[key[0]][key[1]])
     return tuple(out)
 
 
@@ -127,17 +135,20 @@ def _parked(coord: tuple[Any, ...]) -> bool:
     return any(m[_MEMBER_JOIN_KEY] is not None or m[_MEMBER_SYNC_KEY] is not None for m in _coord_members(coord))
 
 
-def _relabel_coord(coord: tuple[Any, ...], maps: list[dict[int, int]]) -> tuple[Any, ...]:
+def _relabel_coord(coord: tuple[Any, ...], maps: list[dict[int, int]], perm: Sequence[int] | None = None
+                   ) -> tuple[Any, ...]:
+    """``coord`` with the parked requests' keys (client, corr) mapped to (perm[client], maps[client][corr])."""
     if not _parked(coord):
         return coord
 
     def group(g: tuple[Any, ...]) -> tuple[Any, ...]:
-        return g[:_GROUP_MEMBERS] + (tuple(_relabel_member(m, maps) for m in g[_GROUP_MEMBERS]),) \
+        return g[:_GROUP_MEMBERS] + (tuple(_relabel_member(m, maps, perm) for m in g[_GROUP_MEMBERS]),) \
             + g[_GROUP_MEMBERS + 1:]
 
     def op(o: tuple[Any, ...]) -> tuple[Any, ...]:
         if o[_OP_KIND] == "DelayedHeartbeat" and isinstance(o[_OP_HEARTBEAT_REF], tuple):
-            return o[:_OP_HEARTBEAT_REF] + (_relabel_member(o[_OP_HEARTBEAT_REF], maps),) + o[_OP_HEARTBEAT_REF + 1:]
+            return o[:_OP_HEARTBEAT_REF] + (_relabel_member(o[_OP_HEARTBEAT_REF], maps, perm),) \
+                + o[_OP_HEARTBEAT_REF + 1:]
         return o
 
     out = list(coord)
@@ -173,24 +184,20 @@ _ZERO_CORRS = _ZeroCorrs()
 _BLIND = cast("list[dict[int, int]]", _EveryClient())
 
 
-def corr_blind(coord: tuple[Any, ...]) -> tuple[Any, ...]:
-    """A coordinator state with the corr of every parked request set to 0. Two worlds with equal canonical forms
-    have coordinator states that differ at most in those corrs, so this is a function of a node's fingerprint
-    (explore/space.py ``route_of``, which the Spark engine partitions by); a state of another shape is returned
-    as it is (then the fingerprint is of the raw state, and so is this)."""
+def corr_blind(coord: tuple[Any, ...], clients: bool = False) -> tuple[Any, ...]:
+    """A coordinator state with the corr of every parked request set to 0 (``clients``: its client too). Two
+    worlds with equal canonical forms have coordinator states that differ at most in those corrs (equal symmetric
+    forms: in those keys), so this is a function of a node's fingerprint (explore/space.py ``route_of``, which
+    the Spark engine partitions by); a state of another shape is returned as it is (then the fingerprint is of
+    the raw state, and so is this)."""
     try:
-        return _relabel_coord(coord, _BLIND) if _parked(coord) else coord
+        return _relabel_coord(coord, _BLIND, _ALL_TO_ZERO if clients else None) if _parked(coord) else coord
     except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape
         return coord
 
 
-def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
-    """``state`` (``World.to_state()``) with every client's corrs relabelled (see the module doc); a state
-    of another shape is returned unchanged (no reduction, still exact)."""
-    try:
-        maps = corr_maps(state)
-    except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape: no relabelling is still exact
-        return state
+def _relabelled(state: tuple[Any, ...]) -> tuple[Any, ...]:
+    maps = corr_maps(state)
     coord, clients, net, partition = state
     new_net = tuple(tuple(m[:_MSG_CORR] + (maps[m[_MSG_CLIENT]][m[_MSG_CORR]],) + m[_MSG_CORR + 1:] for m in msgs)
                     for msgs in net)
@@ -198,4 +205,125 @@ def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
             new_net, partition)
 
 
-__all__ = ["canonical", "corr_blind", "corr_maps"]
+def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
+    """``state`` (``World.to_state()``) with every client's corrs relabelled (see the module doc); a state
+    of another shape is returned unchanged (no reduction, still exact)."""
+    try:
+        return _relabelled(state)
+    except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape: no relabelling is still exact
+        return state
+
+
+# --- symmetry: interchangeable clients ----------------------------------------------------------------------------
+#
+# Which clients are interchangeable. Client i's behaviour depends on its index only through its configuration
+# (harness/world.py ``_client_configs``: its client.id, its protocol metadata, its timeouts, its static instance
+# id) and through the index it stamps on its requests, which the network, the coordinator's parked futures and
+# the world's action order use as a name and never read otherwise. The coordinator names a member
+# ``<client.id>-<counter>`` (impl/base.py): with one client.id shared by every client (``Scope.client_id``) a
+# member id says in which order it joined, not which client holds it, and the protocol metadata (the client.id)
+# is the same bytes for all. So for two clients of the same kind whose configurations differ only in the index,
+# exchanging them everywhere in a state — their client records, the client field of every message, the client
+# of every parked request's key — gives a state whose futures are the exchanged futures of the first: each
+# action of one is the exchanged action of the other, every step commutes with the exchange, and no property
+# names a client (they read members by member id, requests and responses by (client, corr) only to pair them,
+# properties/observation.py). tests/test_explore_symmetry.py checks the commutation on random paths of every
+# scope (a path and its exchanged path end in exchanged states, monitors included) and that the reduced search
+# reaches one state of every orbit the full search reaches, with the same verdicts.
+#
+# The representative. Within each class of interchangeable clients, clients are ordered by their own record
+# (corrs relabelled, so it holds nothing of their index); clients with equal records are tied, and every order
+# of the tied ones is tried, keeping the smallest pickled state. For a state and any exchange of it the set of
+# candidates is the same, so the choice is a function of the orbit.
+
+class _SameCorrs:
+    """A corr map that leaves every corr as it is (``_relabel_coord`` when only clients move)."""
+
+    def __getitem__(self, corr: int) -> int:
+        return corr
+
+
+class _EveryClientSame:
+    def __getitem__(self, _client: int) -> _SameCorrs:
+        return _SAME_CORRS
+
+
+class _ToZero:
+    """A client permutation sending every client to 0 (``corr_blind`` with ``clients``)."""
+
+    def __getitem__(self, _client: int) -> int:
+        return 0
+
+
+_SAME_CORRS = _SameCorrs()
+_SAME = cast("list[dict[int, int]]", _EveryClientSame())
+_ALL_TO_ZERO = cast("Sequence[int]", _ToZero())
+
+
+def _msg_key(m: tuple[Any, ...]) -> tuple[int, int]:
+    return (m[_MSG_CLIENT], m[_MSG_CORR])
+
+
+def permuted(state: tuple[Any, ...], perm: Sequence[int]) -> tuple[Any, ...]:
+    """``state`` with client i moved to position ``perm[i]`` everywhere: the client records, the client of every
+    message (requests and responses stay sorted by key, a key's responses in their order) and of every parked
+    request's key. Raises ``Layout`` for a state of another shape."""
+    if _parked(state[0]):
+        for m in _coord_members(state[0]):
+            _member_keys(m, [])          # raises Layout on a future key of another shape
+    return _permuted(state, perm)
+
+
+def _permuted(state: tuple[Any, ...], perm: Sequence[int]) -> tuple[Any, ...]:
+    """``permuted`` of a state whose shape ``corr_maps`` has checked."""
+    coord, clients, net, partition = state
+    moved: list[Any] = [None] * len(clients)
+    for i, c in enumerate(clients):
+        moved[perm[i]] = c
+    new_net = tuple(tuple(sorted((m[:_MSG_CLIENT] + (perm[m[_MSG_CLIENT]],) + m[_MSG_CLIENT + 1:] for m in msgs),
+                                 key=_msg_key)) if msgs else msgs for msgs in net)
+    return (_relabel_coord(coord, _SAME, perm), tuple(moved), new_net, partition)
+
+
+def _dumps(value: Any) -> bytes:
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=5)
+    pickler.fast = True
+    pickler.dump(value)
+    return buf.getvalue()
+
+
+def symmetric(state: tuple[Any, ...], classes: Sequence[Sequence[int]]) -> tuple[Any, ...]:
+    """The representative of ``state``'s orbit under exchanges of interchangeable clients, corrs relabelled (see
+    the section above); ``classes``: the positions of each class of interchangeable clients (ascending). A state
+    of another shape is returned unchanged (no reduction, still exact)."""
+    try:
+        base = _relabelled(state)
+        records = [_dumps(c) for c in base[1]]
+        perm = list(range(len(records)))
+        ties: list[list[int]] = []          # positions whose clients have equal records
+        for positions in classes:
+            order = sorted(positions, key=lambda i: records[i])
+            for pos, i in zip(positions, order, strict=True):
+                perm[i] = pos
+            for _record, run in groupby(zip(positions, order, strict=True), key=lambda p: records[p[1]]):
+                tied = [pos for pos, _i in run]
+                if len(tied) > 1:
+                    ties.append(tied)
+        if not ties:
+            return base if perm == list(range(len(perm))) else _permuted(base, perm)
+        best: tuple[bytes, tuple[Any, ...]] | None = None
+        for arrangement in product(*(permutations(t) for t in ties)):
+            moved = {old: new for tied, new_order in zip(ties, arrangement, strict=True)
+                     for old, new in zip(tied, new_order, strict=True)}
+            candidate = _permuted(base, [moved.get(p, p) for p in perm])
+            data = _dumps(candidate)
+            if best is None or data < best[0]:
+                best = (data, candidate)
+        assert best is not None
+        return best[1]
+    except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape: no reduction is still exact
+        return state
+
+
+__all__ = ["canonical", "corr_blind", "corr_maps", "permuted", "symmetric"]

@@ -62,12 +62,13 @@ from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
-from explore.canonical import canonical, corr_blind
+from explore.canonical import canonical, corr_blind, symmetric
 from explore.spec import ExploreSpec
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
 from harness.calls import MEMO_STATES, Recent
+from harness.clients import ClientConfig
 from harness.labels import Before, capture, mismatch, predicted_error, rebase, stale_completion
 from harness.refinement import model_edge
 from harness.world import World
@@ -94,11 +95,26 @@ def fingerprint(node: bytes) -> int:
     return int.from_bytes(blake2b(node, digest_size=8).digest(), "little") & FP_MASK
 
 
-def route_of(coord_state: tuple[Any, ...]) -> int:
+def route_of(coord_state: tuple[Any, ...], symmetry: bool = False) -> int:
     """A node's route (``Expansion.routes``): 63 bits of the digest of its coordinator state with the corrs of parked
     requests blinded (``corr_blind``), the same in every process and a function of the node's fingerprint — nodes
     with one fingerprint have one route, so the Spark engine can deduplicate in the partition a route picks."""
-    return fingerprint(_dumps(corr_blind(coord_state)))
+    return fingerprint(_dumps(corr_blind(coord_state, clients=symmetry)))
+
+
+def interchangeable(kinds: Sequence[str], configs: Sequence[ClientConfig]) -> tuple[tuple[int, ...], ...]:
+    """The classes of interchangeable clients (explore/canonical.py): equal kind and configurations equal but for
+    the index, each as its ascending positions; classes of one client are left out."""
+    classes: list[list[int]] = []
+    for i, (kind, config) in enumerate(zip(kinds, configs, strict=True)):
+        for members in classes:
+            j = members[0]
+            if kinds[j] == kind and replace(configs[j], index=i) == config:
+                members.append(i)
+                break
+        else:
+            classes.append([i])
+    return tuple(tuple(c) for c in classes if len(c) > 1)
 
 
 @dataclass
@@ -192,11 +208,12 @@ class Expander:
         self._quiet_edge: tuple[State, AbstractAction | None, State, State, State, bool] | None = None   # see _refine
         self._monitor_states: tuple[bytes, ...] | None = None   # what the monitors hold now, when known
         self._canonical: Recent[bytes, bytes] = Recent(CANONICAL_CACHE)   # raw world digest -> canonical digest (_key)
+        self._classes = interchangeable(self.world.kinds, self.world.configs) if spec.symmetry else ()
         root_state = self.world.to_state()
         root_bytes = _dumps(root_state)
         self.root = self._node(root_bytes, False)
         self.root_fp = self._key(root_state, root_bytes, False, self.root)   # canonical when reducing
-        self.root_route = route_of(root_state[0])
+        self.root_route = route_of(root_state[0], spec.symmetry)
         # the abstract image of the initial state, for coverage (empty when it has none)
         self.root_abstract_states: frozenset[State] = frozenset()
         root: list[Violation] = []
@@ -227,7 +244,8 @@ class Expander:
         raw = blake2b(world_bytes, digest_size=16).digest()
         canon = self._canonical.get(raw)
         if canon is None:
-            canon = self._canonical[raw] = blake2b(_dumps(canonical(world_state)), digest_size=16).digest()
+            form = symmetric(world_state, self._classes) if self._classes else canonical(world_state)
+            canon = self._canonical[raw] = blake2b(_dumps(form), digest_size=16).digest()
         # _node has just set _monitor_states to what the monitors hold in ``node``
         return fingerprint(_dumps((canon, had_error, self._monitor_states)))
 
@@ -331,16 +349,16 @@ class Expander:
         if not world.touched_coordinator:
             here = self._here
             if here is None:
-                return route_of(world.coordinator_state())
+                return route_of(world.coordinator_state(), self.spec.symmetry)
             if here.route is None:
-                here.route = route_of(world.coordinator_state())
+                here.route = route_of(world.coordinator_state(), self.spec.symmetry)
             return here.route
         call = world.last_call
         if call is None:
-            return route_of(world.coordinator_state())
+            return route_of(world.coordinator_state(), self.spec.symmetry)
         route = call.derived.get(ROUTE)
         if route is None:
-            route = call.derived[ROUTE] = route_of(world.coordinator_state())
+            route = call.derived[ROUTE] = route_of(world.coordinator_state(), self.spec.symmetry)
         return route
 
     def step_one(self, node: bytes, index: int, out: Expansion | None = None

@@ -29,6 +29,10 @@ class ExploreSpec:
     #: deduplicate by the canonical form (explore/canonical.py: history counters relabelled); False = by the
     #: raw snapshot, the space before the reduction (its pinned counts are still checked in tests)
     reduce: bool = True
+    #: deduplicate by orbit under exchanges of interchangeable clients (explore/canonical.py ``symmetric``): a
+    #: state stands for every state its clients' exchanges give. Needs ``reduce`` and clients sharing one
+    #: client.id (``scope.client_id``); not with ``por`` (a sleep set names clients)
+    symmetry: bool = False
 
     def __post_init__(self) -> None:
         if self.depth < 0:
@@ -37,6 +41,11 @@ class ExploreSpec:
             raise ValueError(f"members must be between 1 and 6, got {self.members}.")
         if self.clients and len(self.clients) != self.members:
             raise ValueError(f"{len(self.clients)} client kinds given for {self.members} members.")
+        if self.symmetry and not self.scope.client_id:
+            raise ValueError("symmetry needs clients that share one client.id (scope client_id); "
+                             "kgc explore --symmetry sets it to 'consumer'.")
+        if self.symmetry and (self.por or not self.reduce):
+            raise ValueError("symmetry works with the canonical form and without POR; drop --por or --no-reduce.")
         # empty means `members` Java consumers; stored explicitly so that equal specs compare equal
         object.__setattr__(self, "clients", client_kinds(self.clients or self.members))
 
@@ -56,6 +65,7 @@ class ExploreSpec:
         values["scope"] = Scope.from_json(values.get("scope", {}))
         values["clients"] = tuple(values.get("clients", ()))
         values.setdefault("reduce", False)     # written before the reduction existed: the raw space
+        values.setdefault("symmetry", False)
         return ExploreSpec(**values)
 
     def same_space(self, other: "ExploreSpec") -> bool:

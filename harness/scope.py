@@ -26,6 +26,10 @@ class Scope:
     timed: bool = False                # heartbeats only every heartbeat_interval_ms
     max_time_ms: int | None = None     # the clock never moves beyond this
     group_id: str = "g"
+    #: the client.id every modelled client sends; empty: client i sends "c<i>". One shared id, as consumers
+    #: deployed from one configuration send, makes member ids and protocol metadata independent of which client
+    #: joined, so that the clients are interchangeable (``kgc explore --symmetry``, explore/canonical.py)
+    client_id: str = ""
     # per-client overrides, by client index (missing entries: the defaults)
     session_timeout_ms: tuple[int, ...] = ()     # default 10000
     rebalance_timeout_ms: tuple[int, ...] = ()   # default: the client's session timeout
@@ -47,6 +51,8 @@ class Scope:
             raise ValueError(f"scope advance_ms amounts must be positive, got {self.advance_ms!r}.")
         if self.max_time_ms is not None and self.max_time_ms < 0:
             raise ValueError(f"scope max_time_ms must be None or >= 0, got {self.max_time_ms!r}.")
+        if not isinstance(self.client_id, str) or self.client_id != self.client_id.strip():
+            raise ValueError(f"scope client_id must be a string without surrounding blanks, got {self.client_id!r}.")
         if self.heartbeat_interval_ms <= 0:
             raise ValueError(f"scope heartbeat_interval_ms must be positive, got {self.heartbeat_interval_ms!r}.")
 
@@ -57,10 +63,13 @@ class Scope:
         return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
 
     def to_json(self) -> dict[str, Any]:
-        """Every field, tuples as lists, in field order."""
+        """Every field, tuples as lists, in field order; ``client_id`` only when set (traces written before it
+        existed keep their bytes)."""
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
+            if f.name == "client_id" and not value:
+                continue
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out
 

@@ -123,7 +123,8 @@ class World:
         """Add a client (a real client's connection, for ``kgc serve``); returns its index."""
         index = len(self.clients)
         self.kinds = client_kinds(self.kinds + (kind,))
-        config = ClientConfig(index=index, client_id=f"c{index}", version=client_version_for(self.profile.name))
+        config = ClientConfig(index=index, client_id=self.scope.client_id or f"c{index}",
+                              version=client_version_for(self.profile.name))
         self.configs = self.configs + (config,)
         self.clients.append(CLIENT_KINDS[kind](config, 0))
         self._version += 1
@@ -142,11 +143,12 @@ class World:
         version = client_version_for(self.profile.name)
         configs = []
         for i in range(n):
+            client_id = scope.client_id or f"c{i}"
             session = scope.session_timeout_ms[i] if i < len(scope.session_timeout_ms) else DEFAULT_SESSION_TIMEOUT_MS
             rebalance = scope.rebalance_timeout_ms[i] if i < len(scope.rebalance_timeout_ms) else session
             configs.append(ClientConfig(
-                index=i, client_id=f"c{i}", session_timeout_ms=session, rebalance_timeout_ms=rebalance,
-                heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", f"c{i}".encode()),),
+                index=i, client_id=client_id, session_timeout_ms=session, rebalance_timeout_ms=rebalance,
+                heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", client_id.encode()),),
                 version=version, timed=scope.timed, commits=scope.commits, leaves=scope.leaves,
                 rejoins=scope.rejoins, group_instance_id=CLIENT_KINDS[self.kinds[i]].instance_id(i)))
         return tuple(configs)

@@ -28,6 +28,7 @@ from kgc.reporting import violation_report, write_reports
 from reports.terminal import print_violation
 
 DEFAULT_OUT = Path(".kgc-out/explore")
+SYMMETRY_CLIENT_ID = "consumer"     # what --symmetry makes every client send, unless the scope names one
 
 
 class ExploreUsageError(ValueError):
@@ -54,6 +55,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--por", action="store_true", help="partial-order reduction (sleep sets; BFS only)")
     p.add_argument("--no-reduce", action="store_true",
                    help="deduplicate by the raw snapshot, not its canonical form (history counters relabelled)")
+    p.add_argument("--symmetry", action="store_true",
+                   help="one state per orbit under exchanges of interchangeable clients (every client sends "
+                        f"client.id {SYMMETRY_CLIENT_ID!r}: member ids then name the join, not the client); "
+                        "about 5.8x fewer states with 3 members")
     p.add_argument("--workers", type=int, default=1,
                    help="local BFS: expand each level in this many processes (default 1; same results)")
     p.add_argument("--engine", choices=("local", "spark"), default="local", help="local (default) or spark (BFS)")
@@ -98,9 +103,11 @@ def spec_from_args(args: argparse.Namespace) -> ExploreSpec:
         raise ExploreUsageError(f"--workers must be >= 1, got {args.workers}.")
     if args.workers > 1 and (args.engine != "local" or args.search != "bfs"):
         raise ExploreUsageError("--workers applies to the local engine's BFS; drop it for --engine spark, dfs or pct.")
+    if args.symmetry and not scope.client_id:
+        scope = replace(scope, client_id=SYMMETRY_CLIENT_ID)
     try:
         return ExploreSpec(args.profile, args.members, args.depth, scope, mutant=args.mutant, por=args.por,
-                           reduce=not args.no_reduce)
+                           reduce=not args.no_reduce, symmetry=args.symmetry)
     except ValueError as exc:
         raise ExploreUsageError(str(exc)) from None
 
@@ -154,6 +161,8 @@ def _summary(result: ExploreResult) -> Table:
     rows = [("distinct states", f"{result.states:,}"), ("edges", f"{result.edges:,}")]
     if spec.por:
         rows.append(("edges pruned by POR", f"{result.pruned:,}"))
+    if spec.symmetry:
+        rows.append(("symmetry", f"one state per orbit of client exchanges (client.id {spec.scope.client_id!r})"))
     if result.levels:
         rows.append(("new states per level", " ".join(map(str, result.levels))))
         rows.append(("space exhausted", "yes" if result.complete else f"no (depth horizon {spec.depth})"))

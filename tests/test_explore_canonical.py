@@ -3,6 +3,7 @@ data-only checkpoints: each is checked against the plain search it must not chan
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import os
 import pickle
 from pathlib import Path
@@ -94,7 +95,8 @@ def test_a_state_of_another_shape_is_left_unchanged() -> None:
 @pytest.mark.parametrize("spec", [
     ExploreSpec("3.9", 3, 8, get_scope("basic"), mutant="generation-not-bumped"),
     ExploreSpec("0.10.0", 2, 7, get_scope("unload"), por=True),
-], ids=["basic-mutant", "unload-por"])
+    ExploreSpec("3.9", 3, 10, replace(get_scope("faults"), client_id="consumer"), symmetry=True),
+], ids=["basic-mutant", "unload-por", "faults-symmetry"])
 def test_two_workers_give_the_same_result_as_one(spec: ExploreSpec) -> None:
     one, two = bfs(spec), bfs(spec, workers=2)
     assert one.counts() == two.counts() and _shown(one) == _shown(two)

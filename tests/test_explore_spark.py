@@ -28,6 +28,9 @@ PARITY = {
                                       clients=("java", "adversarial")),
     # a state its snapshot cannot restore: checker-observes-every-state on the node (tests/test_never_crash.py)
     "unrestorable-mutant": ExploreSpec("0.10.0", 2, 7, get_scope("basic"), mutant="delayed-op-completes-twice"),
+    # one state per orbit of client exchanges: a node's route must blind the client of its parked requests' keys
+    "symmetry-mutant": ExploreSpec("3.9", 3, 8, replace(get_scope("basic"), client_id="consumer"), symmetry=True,
+                                   mutant="generation-not-bumped"),
 }
 #: the releases added later, in the slow tier (each costs a Spark BFS): pending members, the initial delay and
 #: the 2.4.1 keep-alive (faults: deferred appends), and 2.7.0's heartbeat reset with 3 members

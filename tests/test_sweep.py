@@ -13,7 +13,7 @@ from harness.external import WireRequest
 from harness.puppets import KINDS, moves, owner, probes, retimings, timing, variations
 from harness.replay import replay
 from harness.world import World
-from kgc.directed import Coverage, _state, fork, profile_map, report, run_edges, swept
+from kgc.directed import Coverage, _state, fork, profile_map, run_edges, swept
 from kgc.gate import PUPPET_KINDS, WALK_KINDS, WALK_SCOPES
 from kgc.runs import CheckedRun
 

@@ -49,8 +49,11 @@ from __future__ import annotations
 
 import io
 import pickle
+from dataclasses import replace
 from itertools import groupby, permutations, product
 from typing import Any, Sequence, cast
+
+from harness.clients import ClientConfig
 
 # positions in the plain-data snapshots this module reads (harness/world.py, harness/clients.py,
 # harness/messages.py, impl/snapshot.py); tests/test_explore_canonical.py pins them on real states
@@ -217,7 +220,7 @@ def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
 # --- symmetry: interchangeable clients ----------------------------------------------------------------------------
 #
 # Which clients are interchangeable. Client i's behaviour depends on its index only through its configuration
-# (harness/world.py ``_client_configs``: its client.id, its protocol metadata, its timeouts, its static instance
+# (harness/clients.py ``client_configs``: its client.id, its protocol metadata, its timeouts, its static instance
 # id) and through the index it stamps on its requests, which the network, the coordinator's parked futures and
 # the world's action order use as a name and never read otherwise. The coordinator names a member
 # ``<client.id>-<counter>`` (impl/base.py): with one client.id shared by every client (``Scope.client_id``) a
@@ -235,6 +238,21 @@ def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
 # (corrs relabelled, so it holds nothing of their index); clients with equal records are tied, and every order
 # of the tied ones is tried, keeping the smallest pickled state. For a state and any exchange of it the set of
 # candidates is the same, so the choice is a function of the orbit.
+
+def interchangeable(kinds: Sequence[str], configs: Sequence[ClientConfig]) -> tuple[tuple[int, ...], ...]:
+    """The classes of interchangeable clients: equal kind and configurations equal but for the index, each as its
+    ascending positions; classes of one client are left out."""
+    classes: list[list[int]] = []
+    for i, (kind, config) in enumerate(zip(kinds, configs, strict=True)):
+        for members in classes:
+            j = members[0]
+            if kinds[j] == kind and replace(configs[j], index=i) == config:
+                members.append(i)
+                break
+        else:
+            classes.append([i])
+    return tuple(tuple(c) for c in classes if len(c) > 1)
+
 
 class _SameCorrs:
     """A corr map that leaves every corr as it is (``_relabel_coord`` when only clients move)."""
@@ -326,4 +344,4 @@ def symmetric(state: tuple[Any, ...], classes: Sequence[Sequence[int]]) -> tuple
         return state
 
 
-__all__ = ["canonical", "corr_blind", "corr_maps", "permuted", "symmetric"]
+__all__ = ["canonical", "corr_blind", "corr_maps", "interchangeable", "permuted", "symmetric"]

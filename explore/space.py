@@ -62,13 +62,12 @@ from hashlib import blake2b
 from typing import Any, Sequence
 
 from core.actions import Action
-from explore.canonical import canonical, corr_blind, symmetric
+from explore.canonical import canonical, corr_blind, interchangeable, symmetric
 from explore.spec import ExploreSpec
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.abstraction import abstract
 from harness.calls import MEMO_STATES, Recent
-from harness.clients import ClientConfig
 from harness.labels import Before, capture, mismatch, predicted_error, rebase, stale_completion
 from harness.refinement import model_edge
 from harness.world import World
@@ -101,20 +100,6 @@ def route_of(coord_state: tuple[Any, ...], symmetry: bool = False) -> int:
     with one fingerprint have one route, so the Spark engine can deduplicate in the partition a route picks."""
     return fingerprint(_dumps(corr_blind(coord_state, clients=symmetry)))
 
-
-def interchangeable(kinds: Sequence[str], configs: Sequence[ClientConfig]) -> tuple[tuple[int, ...], ...]:
-    """The classes of interchangeable clients (explore/canonical.py): equal kind and configurations equal but for
-    the index, each as its ascending positions; classes of one client are left out."""
-    classes: list[list[int]] = []
-    for i, (kind, config) in enumerate(zip(kinds, configs, strict=True)):
-        for members in classes:
-            j = members[0]
-            if kinds[j] == kind and replace(configs[j], index=i) == config:
-                members.append(i)
-                break
-        else:
-            classes.append([i])
-    return tuple(tuple(c) for c in classes if len(c) > 1)
 
 
 @dataclass

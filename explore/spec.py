@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 from harness.scope import Scope
-from harness.world import client_kinds
+from harness.clients import client_kinds
 
 __all__ = ["ExploreSpec"]
 

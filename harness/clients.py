@@ -11,7 +11,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Sequence
 
 from core.types import NO_GENERATION, UNKNOWN_MEMBER_ID
 from harness.client_versions import (
@@ -19,6 +19,7 @@ from harness.client_versions import (
     PREPARING_REBALANCE, REJOIN, RESET_GENERATION, RESET_MEMBER_ID, STABLE, STORE_MEMBER_ID,
     SYNCED, UNJOINED, ClientVersion)
 from harness.messages import Assignments, Request, Response
+from harness.scope import Scope
 
 APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit")
 PARTITIONS = tuple(f"p{i}" for i in range(6))
@@ -425,3 +426,40 @@ class ExternalClient(Client):
 CLIENT_KINDS: dict[str, type[Client]] = {"java": JavaConsumer, "adversarial": AdversarialClient,
                                          "external": ExternalClient, "static": StaticConsumer,
                                          "static-adversarial": StaticAdversary}
+
+
+DEFAULT_SESSION_TIMEOUT_MS = 10000
+
+
+def client_kinds(clients: int | Sequence[str]) -> tuple[str, ...]:
+    """A world's client kinds: ``clients`` Java consumers, or the kinds named (a ValueError names unknown ones)."""
+    if isinstance(clients, int) and not isinstance(clients, bool):
+        if clients < 0:
+            raise ValueError(f"clients must be >= 0, got {clients}.")
+        return ("java",) * clients
+    kinds = tuple(clients)
+    bad = [k for k in kinds if k not in CLIENT_KINDS]
+    if bad:
+        raise ValueError(f"unknown client kind(s) {', '.join(map(repr, bad))}; "
+                         f"expected {' or '.join(map(repr, CLIENT_KINDS))}.")
+    return kinds
+
+
+def client_configs(scope: Scope, kinds: tuple[str, ...], version: ClientVersion) -> tuple[ClientConfig, ...]:
+    """Each client's configuration in a world of ``scope``: client i sends client.id ``scope.client_id`` or
+    "c<i>", which is also its protocol metadata, and takes the scope's per-client timeouts."""
+    n = len(kinds)
+    for name in ("session_timeout_ms", "rebalance_timeout_ms"):
+        if len(getattr(scope, name)) > n:
+            raise ValueError(f"scope {name} has {len(getattr(scope, name))} entries but the world has {n} clients.")
+    configs = []
+    for i in range(n):
+        client_id = scope.client_id or f"c{i}"
+        session = scope.session_timeout_ms[i] if i < len(scope.session_timeout_ms) else DEFAULT_SESSION_TIMEOUT_MS
+        rebalance = scope.rebalance_timeout_ms[i] if i < len(scope.rebalance_timeout_ms) else session
+        configs.append(ClientConfig(
+            index=i, client_id=client_id, session_timeout_ms=session, rebalance_timeout_ms=rebalance,
+            heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", client_id.encode()),),
+            version=version, timed=scope.timed, commits=scope.commits, leaves=scope.leaves,
+            rejoins=scope.rejoins, group_instance_id=CLIENT_KINDS[kinds[i]].instance_id(i)))
+    return tuple(configs)

@@ -24,7 +24,7 @@ from core.trace import Step, Trace
 from core.types import NO_GENERATION, Errors
 from harness.calls import MEMO_KINDS, Call, CallMemo, memo_step, own_coordinator
 from harness.client_versions import CRASHED, GONE, client_version_for
-from harness.clients import CLIENT_KINDS, Client, ClientConfig
+from harness.clients import CLIENT_KINDS, Client, ClientConfig, client_configs, client_kinds
 from harness.external import WireRequest, admits_unenumerable
 from harness.messages import Request, Response
 from harness.network import Network
@@ -35,7 +35,6 @@ from impl.profiles import get_profile
 
 LOADED, UNLOADED, LOADING = "LOADED", "UNLOADED", "LOADING"   # the group partition, see the module doc
 APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT")   # offered when scope.faults
-DEFAULT_SESSION_TIMEOUT_MS = 10000
 
 _ACTIONS: dict[tuple[str, int, int | str], Action] = {}
 
@@ -46,19 +45,6 @@ def _action(key: tuple[str, int, int | str]) -> Action:
     if found is None:
         found = _ACTIONS[key] = Action(*key)
     return found
-
-
-def client_kinds(clients: int | Sequence[str]) -> tuple[str, ...]:
-    if isinstance(clients, int) and not isinstance(clients, bool):
-        if clients < 0:
-            raise ValueError(f"clients must be >= 0, got {clients}.")
-        return ("java",) * clients
-    kinds = tuple(clients)
-    bad = [k for k in kinds if k not in CLIENT_KINDS]
-    if bad:
-        raise ValueError(f"unknown client kind(s) {', '.join(map(repr, bad))}; "
-                         f"expected {' or '.join(map(repr, CLIENT_KINDS))}.")
-    return kinds
 
 
 class World:
@@ -86,7 +72,7 @@ class World:
         self.kinds = client_kinds(clients)
         self.seed, self.record, self.mutant = seed, record, mutant
         self.group_id = self.scope.group_id
-        self.configs = self._client_configs()
+        self.configs = client_configs(self.scope, self.kinds, client_version_for(self.profile.name))
         self.coord = self.coordinator_class(CoordinatorConfig(
             profile=self.profile.name, append_mode=self.scope.append_mode, **self.scope.coordinator_overrides()),
             record_events=record)
@@ -134,24 +120,6 @@ class World:
         """The answers to external clients produced since the last call: ((client, corr), api, impl result)."""
         out, self.outbox = self.outbox, []
         return out
-
-    def _client_configs(self) -> tuple[ClientConfig, ...]:
-        scope, n = self.scope, len(self.kinds)
-        for name in ("session_timeout_ms", "rebalance_timeout_ms"):
-            if len(getattr(scope, name)) > n:
-                raise ValueError(f"scope {name} has {len(getattr(scope, name))} entries but the world has {n} clients.")
-        version = client_version_for(self.profile.name)
-        configs = []
-        for i in range(n):
-            client_id = scope.client_id or f"c{i}"
-            session = scope.session_timeout_ms[i] if i < len(scope.session_timeout_ms) else DEFAULT_SESSION_TIMEOUT_MS
-            rebalance = scope.rebalance_timeout_ms[i] if i < len(scope.rebalance_timeout_ms) else session
-            configs.append(ClientConfig(
-                index=i, client_id=client_id, session_timeout_ms=session, rebalance_timeout_ms=rebalance,
-                heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", client_id.encode()),),
-                version=version, timed=scope.timed, commits=scope.commits, leaves=scope.leaves,
-                rejoins=scope.rejoins, group_instance_id=CLIENT_KINDS[self.kinds[i]].instance_id(i)))
-        return tuple(configs)
 
     @property
     def now_ms(self) -> int:

@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from core.actions import Action
-from explore.canonical import permuted, symmetric
+from explore.canonical import interchangeable, permuted, symmetric
 from explore.local import bfs
 from explore.scopes import get_scope
-from explore.space import Expander, ExploreSpec, interchangeable, route_of
+from explore.space import Expander, ExploreSpec, route_of
 from harness.scope import Scope
 from harness.world import World
 from kgc.cli import main

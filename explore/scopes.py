@@ -21,6 +21,8 @@ SCOPES: dict[str, Scope] = {
 
 #: what the gate explores (and the acceptance test): 3 members, profile scope "basic", this depth
 CI_SCOPE, CI_MEMBERS, CI_DEPTH = "basic", 3, 10
+#: the gate then explores this many levels deeper with symmetry, every client sending this client.id
+SYMMETRY_MORE, SHARED_CLIENT_ID = 3, "consumer"
 
 
 class UnknownScopeError(ValueError):

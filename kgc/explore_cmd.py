@@ -18,7 +18,7 @@ from explore.local import CHECKPOINT, CheckpointError, bfs, dfs
 from explore.local import Progress as Tick
 from explore.pct import pct
 from explore.result import ExploreResult
-from explore.scopes import SCOPES, UnknownScopeError, get_scope
+from explore.scopes import SCOPES, SHARED_CLIENT_ID, UnknownScopeError, get_scope
 from explore.space import ExploreSpec
 from explore.traces import counterexample
 from explore.workers import WorkerFailed
@@ -28,7 +28,6 @@ from kgc.reporting import violation_report, write_reports
 from reports.terminal import print_violation
 
 DEFAULT_OUT = Path(".kgc-out/explore")
-SYMMETRY_CLIENT_ID = "consumer"     # what --symmetry makes every client send, unless the scope names one
 
 
 class ExploreUsageError(ValueError):
@@ -57,7 +56,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
                    help="deduplicate by the raw snapshot, not its canonical form (history counters relabelled)")
     p.add_argument("--symmetry", action="store_true",
                    help="one state per orbit under exchanges of interchangeable clients (every client sends "
-                        f"client.id {SYMMETRY_CLIENT_ID!r}: member ids then name the join, not the client); "
+                        f"client.id {SHARED_CLIENT_ID!r}: member ids then name the join, not the client); "
                         "about 5.8x fewer states with 3 members")
     p.add_argument("--workers", type=int, default=1,
                    help="local BFS: expand each level in this many processes (default 1; same results)")
@@ -104,7 +103,7 @@ def spec_from_args(args: argparse.Namespace) -> ExploreSpec:
     if args.workers > 1 and (args.engine != "local" or args.search != "bfs"):
         raise ExploreUsageError("--workers applies to the local engine's BFS; drop it for --engine spark, dfs or pct.")
     if args.symmetry and not scope.client_id:
-        scope = replace(scope, client_id=SYMMETRY_CLIENT_ID)
+        scope = replace(scope, client_id=SHARED_CLIENT_ID)
     try:
         return ExploreSpec(args.profile, args.members, args.depth, scope, mutant=args.mutant, por=args.por,
                            reduce=not args.no_reduce, symmetry=args.symmetry)

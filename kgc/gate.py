@@ -4,7 +4,9 @@ Phases, in order, each deterministic (counts derive from the budget, never from 
   scenarios  the seed documents' examples, with the whole catalog checked on every step;
   walks      seeded random walks over several scopes and client mixes, catalog + refinement every step;
   explore    breadth-first exploration of every ordering at the CI scope (explore/scopes.py: 3 members,
-             scope "basic", depth CI_DEPTH; shallower for small budgets), catalog + refinement on every edge;
+             scope "basic", depth CI_DEPTH; shallower for small budgets), then, when that finds nothing, SYMMETRY_MORE
+             levels deeper in the world whose clients share one client.id, one state per orbit of client
+             exchanges (explore/canonical.py: the same time, 5.8x fewer states); catalog + refinement on every edge;
   machines   the Hypothesis state machine under the `ci` settings (derandomized);
   directed   the map sweep toward the abstract edges the walks left uncovered (kgc/directed.py): per walk
              scope, puppet clients realise every edge of the scope's abstract map breadth first and probe each
@@ -19,13 +21,13 @@ from __future__ import annotations
 
 import random
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 from core.actions import Action
 from core.types import GroupState
 from explore.local import bfs
-from explore.scopes import CI_DEPTH, CI_MEMBERS, CI_SCOPE, get_scope
+from explore.scopes import CI_DEPTH, CI_MEMBERS, CI_SCOPE, SHARED_CLIENT_ID, SYMMETRY_MORE, get_scope
 from explore.space import ExploreSpec
 from explore.traces import counterexample
 from harness.scenarios import SCENARIOS, Driver, ScenarioError
@@ -247,10 +249,19 @@ def explore_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseRe
     phase = PhaseResult("explore", runs=1, steps=result.edges,
                         note=f"{result.states:,} states to depth {spec.depth}, {CI_MEMBERS} members")
     if not result.violations:
+        # deeper, where members are named by join order (the clients share one client.id, as deployed consumers
+        # often do): 4 mutants the first search misses are found here (bench/results/explore-perf-2026-11-27.md §6)
+        spec = ExploreSpec(profile, CI_MEMBERS, plan.explore_depth + SYMMETRY_MORE,
+                           replace(get_scope(CI_SCOPE), client_id=SHARED_CLIENT_ID), mutant=mutant, symmetry=True)
+        result = bfs(spec)
+        phase.runs, phase.steps = 2, phase.steps + result.edges
+        phase.note += f"; {result.states:,} orbits to depth {spec.depth}, one client.id"
+    if not result.violations:
         return phase, None
     preferred = _preferred(mutant)
     ordered = sorted(result.violations.values(), key=lambda f: (f.property not in preferred, f.key(), f.property))
-    trace = counterexample(spec, ordered[0], name=f"explore {CI_SCOPE} depth {spec.depth}")
+    trace = counterexample(spec, ordered[0], name=f"explore {CI_SCOPE} depth {spec.depth}"
+                                                  + (" symmetry" if spec.symmetry else ""))
     assert trace.violation is not None
     also = tuple(sorted(f.property for f in ordered[1:]))
     return phase, Found(trace.violation, trace, "explore (BFS shortest)", also)

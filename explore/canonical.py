@@ -47,13 +47,12 @@ What is *not* relabelled, and why:
 """
 from __future__ import annotations
 
-import io
-import pickle
 from dataclasses import replace
 from itertools import groupby, permutations, product
 from typing import Any, Sequence, cast
 
 from harness.clients import ClientConfig
+from harness.world import plain_bytes
 
 # positions in the plain-data snapshots this module reads (harness/world.py, harness/clients.py,
 # harness/messages.py, impl/snapshot.py); tests/test_explore_canonical.py pins them on real states
@@ -121,7 +120,7 @@ def corr_maps(state: tuple[Any, ...]) -> list[dict[int, int]]:
     return maps
 
 
-def _relabel_member(m: tuple[Any, ...], maps: list[dict[int, int]], perm: Sequence[int] | None = None
+def _relabel_member(m: tuple[Any, ...], maps: list[dict[int, int]] | None, perm: Sequence[int] | None = None
                     ) -> tuple[Any, ...]:
     join, sync = m[_MEMBER_JOIN_KEY], m[_MEMBER_SYNC_KEY]
     if join is None and sync is None:
@@ -129,7 +128,7 @@ def _relabel_member(m: tuple[Any, ...], maps: list[dict[int, int]], perm: Sequen
     out = list(m)
     for i, key in ((_MEMBER_JOIN_KEY, join), (_MEMBER_SYNC_KEY, sync)):
         if key is not None:
-            out[i] = (key[0] if perm is None else perm[key[0]], maps[key[0]][key[1]])
+            out[i] = (key[0] if perm is None else perm[key[0]], key[1] if maps is None else maps[key[0]][key[1]])
     return tuple(out)
 
 
@@ -138,9 +137,10 @@ def _parked(coord: tuple[Any, ...]) -> bool:
     return any(m[_MEMBER_JOIN_KEY] is not None or m[_MEMBER_SYNC_KEY] is not None for m in _coord_members(coord))
 
 
-def _relabel_coord(coord: tuple[Any, ...], maps: list[dict[int, int]], perm: Sequence[int] | None = None
+def _relabel_coord(coord: tuple[Any, ...], maps: list[dict[int, int]] | None, perm: Sequence[int] | None = None
                    ) -> tuple[Any, ...]:
-    """``coord`` with the parked requests' keys (client, corr) mapped to (perm[client], maps[client][corr])."""
+    """``coord`` with the parked requests' keys (client, corr) mapped to (perm[client], maps[client][corr]); None
+    leaves that part as it is."""
     if not _parked(coord):
         return coord
 
@@ -169,22 +169,18 @@ def _relabel_client(c: tuple[Any, ...], ranks: dict[int, int]) -> tuple[Any, ...
     return tuple(out)
 
 
-class _ZeroCorrs:
-    """One client's corr map in ``corr_blind``: every corr maps to 0."""
+class _Constant:
+    """A mapping of every key to one value: ``corr_blind``'s corr maps and client permutation."""
 
-    def __getitem__(self, _corr: int) -> int:
-        return 0
+    def __init__(self, value: Any) -> None:
+        self.value = value
 
-
-class _EveryClient:
-    """``corr_maps``' list in ``corr_blind``: every client's map is ``_ZeroCorrs``."""
-
-    def __getitem__(self, _client: int) -> _ZeroCorrs:
-        return _ZERO_CORRS
+    def __getitem__(self, _key: int) -> Any:
+        return self.value
 
 
-_ZERO_CORRS = _ZeroCorrs()
-_BLIND = cast("list[dict[int, int]]", _EveryClient())
+_BLIND = cast("list[dict[int, int]]", _Constant(_Constant(0)))   # every client's every corr -> 0
+_ALL_TO_ZERO = cast("Sequence[int]", _Constant(0))              # every client -> 0
 
 
 def corr_blind(coord: tuple[Any, ...], clients: bool = False) -> tuple[Any, ...]:
@@ -231,8 +227,9 @@ def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
 # action of one is the exchanged action of the other, every step commutes with the exchange, and no property
 # names a client (they read members by member id, requests and responses by (client, corr) only to pair them,
 # properties/observation.py). tests/test_explore_symmetry.py checks the commutation on random paths of every
-# scope (a path and its exchanged path end in exchanged states, monitors included) and that the reduced search
-# reaches one state of every orbit the full search reaches, with the same verdicts.
+# scope (a path and its exchanged path end in exactly the exchanged states) and that the reduced search reaches
+# one state of every orbit the full search reaches, with the same verdicts. The monitors' run states enter the key
+# as they are: they name members, not clients, and one that named a client would only merge less.
 #
 # The representative. Within each class of interchangeable clients, clients are ordered by their own record
 # (corrs relabelled, so it holds nothing of their index); clients with equal records are tied, and every order
@@ -252,30 +249,6 @@ def interchangeable(kinds: Sequence[str], configs: Sequence[ClientConfig]) -> tu
         else:
             classes.append([i])
     return tuple(tuple(c) for c in classes if len(c) > 1)
-
-
-class _SameCorrs:
-    """A corr map that leaves every corr as it is (``_relabel_coord`` when only clients move)."""
-
-    def __getitem__(self, corr: int) -> int:
-        return corr
-
-
-class _EveryClientSame:
-    def __getitem__(self, _client: int) -> _SameCorrs:
-        return _SAME_CORRS
-
-
-class _ToZero:
-    """A client permutation sending every client to 0 (``corr_blind`` with ``clients``)."""
-
-    def __getitem__(self, _client: int) -> int:
-        return 0
-
-
-_SAME_CORRS = _SameCorrs()
-_SAME = cast("list[dict[int, int]]", _EveryClientSame())
-_ALL_TO_ZERO = cast("Sequence[int]", _ToZero())
 
 
 def _msg_key(m: tuple[Any, ...]) -> tuple[int, int]:
@@ -300,15 +273,7 @@ def _permuted(state: tuple[Any, ...], perm: Sequence[int]) -> tuple[Any, ...]:
         moved[perm[i]] = c
     new_net = tuple(tuple(sorted((m[:_MSG_CLIENT] + (perm[m[_MSG_CLIENT]],) + m[_MSG_CLIENT + 1:] for m in msgs),
                                  key=_msg_key)) if msgs else msgs for msgs in net)
-    return (_relabel_coord(coord, _SAME, perm), tuple(moved), new_net, partition)
-
-
-def _dumps(value: Any) -> bytes:
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=5)
-    pickler.fast = True
-    pickler.dump(value)
-    return buf.getvalue()
+    return (_relabel_coord(coord, None, perm), tuple(moved), new_net, partition)
 
 
 def symmetric(state: tuple[Any, ...], classes: Sequence[Sequence[int]]) -> tuple[Any, ...]:
@@ -317,7 +282,7 @@ def symmetric(state: tuple[Any, ...], classes: Sequence[Sequence[int]]) -> tuple
     of another shape is returned unchanged (no reduction, still exact)."""
     try:
         base = _relabelled(state)
-        records = [_dumps(c) for c in base[1]]
+        records = [plain_bytes(c) for c in base[1]]
         perm = list(range(len(records)))
         ties: list[list[int]] = []          # positions whose clients have equal records
         for positions in classes:
@@ -335,7 +300,7 @@ def symmetric(state: tuple[Any, ...], classes: Sequence[Sequence[int]]) -> tuple
             moved = {old: new for tied, new_order in zip(ties, arrangement, strict=True)
                      for old, new in zip(tied, new_order, strict=True)}
             candidate = _permuted(base, [moved.get(p, p) for p in perm])
-            data = _dumps(candidate)
+            data = plain_bytes(candidate)
             if best is None or data < best[0]:
                 best = (data, candidate)
         assert best is not None

@@ -55,7 +55,6 @@ world. The abstract model, where slots are anonymous, keeps its slot symmetry.
 """
 from __future__ import annotations
 
-import io
 import pickle
 from dataclasses import dataclass, field, replace
 from hashlib import blake2b
@@ -70,7 +69,7 @@ from harness.abstraction import abstract
 from harness.calls import MEMO_STATES, Recent
 from harness.labels import Before, capture, mismatch, predicted_error, rebase, stale_completion
 from harness.refinement import model_edge
-from harness.world import World
+from harness.world import World, plain_bytes
 from model.state import FREE, AbstractAction, State
 from properties.catalog import Monitor, Property
 from properties.check import check_world_step, initial_violations
@@ -134,13 +133,7 @@ class _Reads:
         self.route: int | None = None
 
 
-def _dumps(value: Any) -> bytes:
-    """Canonical bytes as ``World.snapshot`` makes them: pickled without a memo."""
-    buf = io.BytesIO()
-    pickler = pickle.Pickler(buf, protocol=5)
-    pickler.fast = True
-    pickler.dump(value)
-    return buf.getvalue()
+_dumps = plain_bytes     # canonical bytes as ``World.snapshot`` makes them
 
 
 def unpadded(state: State) -> State:

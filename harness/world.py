@@ -39,6 +39,15 @@ APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT")   # offered when
 _ACTIONS: dict[tuple[str, int, int | str], Action] = {}
 
 
+def plain_bytes(value: Any) -> bytes:
+    """Canonical bytes of plain data: pickled without a memo, so object identity cannot change them."""
+    buf = io.BytesIO()
+    pickler = pickle.Pickler(buf, protocol=5)
+    pickler.fast = True
+    pickler.dump(value)
+    return buf.getvalue()
+
+
 def _action(key: tuple[str, int, int | str]) -> Action:
     """Interned actions: enabled() builds the same few values again and again."""
     found = _ACTIONS.get(key)
@@ -410,12 +419,8 @@ class World:
         return self._kept.after if self._kept is not None else self.coord.to_state()
 
     def snapshot(self) -> bytes:
-        """Canonical bytes: pickled without a memo, so object identity cannot change them."""
-        buf = io.BytesIO()
-        pickler = pickle.Pickler(buf, protocol=5)
-        pickler.fast = True
-        pickler.dump(self.to_state())
-        return buf.getvalue()
+        """Canonical bytes of ``to_state`` (``plain_bytes``)."""
+        return plain_bytes(self.to_state())
 
     def restore(self, data: bytes, enabled: tuple[Action, ...] | None = None) -> None:
         """Put the world back into the state ``data`` was taken in (recorded steps are kept).

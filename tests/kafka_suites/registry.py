@@ -1,7 +1,8 @@
 """What each restated Kafka test file covers: the names of Kafka's tests at each release tag, which kgc tests
 restate which of them (on which tags), and which do not apply to the reference (each with its reason).
 
-A restating module declares one `Suite` and marks each of its tests with `@restates(kafka_test, tag, ...)`:
+A restating module names its `Suite` as ``SUITE`` (a large Kafka file may be restated in several modules, by
+subject, that share one `Suite` value) and marks each of its tests with `@restates(kafka_test, tag, ...)`:
 the test is run once per tag, on the profile that tag stands for (`TAG_PROFILE`), with the profile name as
 its ``profile`` argument, so a test whose answer differs by release asserts each release's answer.
 The expected values are Kafka's assertions at that tag; the code is ours (restated, never transliterated).
@@ -19,7 +20,7 @@ import pytest
 #: the Kafka release tag a restated test is checked at -> the kgc profile that stands for it. Apache's mirror
 #: carries no final 3.9.0 tag; "3.9.0" names the 3.9.0 release line as read at 3.9.0-rc3 / 3.9.1 (see the module
 #: docstrings where the two differ).
-TAG_PROFILE: dict[str, str] = {"2.4.1": "2.4.1", "2.7.0": "2.7.0", "3.9.0": "3.9"}
+TAG_PROFILE: dict[str, str] = {"2.4.1": "2.4.1", "2.7.0": "2.7.0", "3.9.0": "3.9", "4.1.1": "4.1"}
 
 F = Callable[..., Any]
 
@@ -104,9 +105,30 @@ class Row:
         return self.tests - self.restated - self.not_applicable
 
 
-def rows(module: Any) -> list[Row]:
-    suite: Suite = module.SUITE
-    done, failing = restated_in(module), failing_in(module)
+def by_suite(modules: list[Any]) -> dict[str, list[Any]]:
+    """The restating modules grouped by the Kafka file they restate, in the order first seen."""
+    out: dict[str, list[Any]] = {}
+    for module in modules:
+        out.setdefault(module.SUITE.kafka_file, []).append(module)
+    return out
+
+
+def restated_by(modules: list[Any]) -> dict[str, set[str]]:
+    out: dict[str, set[str]] = {}
+    for module in modules:
+        for name, tags in restated_in(module).items():
+            out.setdefault(name, set()).update(tags)
+    return out
+
+
+def rows(modules: list[Any]) -> list[Row]:
+    """One row per tag of the Kafka file the (one or more) ``modules`` restate together."""
+    suite: Suite = modules[0].SUITE
+    done = restated_by(modules)
+    failing: dict[str, set[str]] = {}
+    for module in modules:
+        for name, tags in failing_in(module).items():
+            failing.setdefault(name, set()).update(tags)
     out = []
     for tag, names in suite.tests.items():
         restated = sum(tag in done.get(n, ()) for n in names)
@@ -120,7 +142,7 @@ def table(modules: list[Any]) -> str:
     """The README's table: per Kafka file and tag, tests in the file, restated, not applicable, failing."""
     lines = ["| Kafka test file | tag | tests | restated | not applicable | failing |",
              "|---|---|---|---|---|---|"]
-    for module in modules:
-        for r in rows(module):
+    for group in by_suite(modules).values():
+        for r in rows(group):
             lines.append(f"| {r.kafka_file} | {r.tag} | {r.tests} | {r.restated} | {r.not_applicable} | {r.failing} |")
     return "\n".join(lines)

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import tests.kafka_suites as package
-from tests.kafka_suites.registry import TAG_PROFILE, kafka_test_names, restated_in, restates, table
+from tests.kafka_suites.registry import TAG_PROFILE, by_suite, kafka_test_names, restated_by, restates, table
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -22,9 +22,11 @@ def suite_modules() -> list:
     return [m for m in modules if hasattr(m, "SUITE")]
 
 
-@pytest.mark.parametrize("module", suite_modules(), ids=lambda m: m.__name__.rsplit(".", 1)[-1])
-def test_every_kafka_test_is_restated_or_declared_not_applicable(module) -> None:
-    suite, done = module.SUITE, restated_in(module)
+@pytest.mark.parametrize("modules", list(by_suite(suite_modules()).values()),
+                         ids=lambda ms: ms[0].SUITE.short_name)
+def test_every_kafka_test_is_restated_or_declared_not_applicable(modules) -> None:
+    suite, done = modules[0].SUITE, restated_by(modules)
+    assert all(m.SUITE == suite for m in modules), f"{suite.short_name}: its modules declare different Suites"
     missing = [(tag, n) for tag, names in suite.tests.items() for n in names
                if tag not in done.get(n, ()) and n not in suite.not_applicable]
     assert not missing, f"{suite.short_name}: not restated and not declared not applicable: {missing[:20]}"

@@ -11,7 +11,7 @@ from core.types import Errors, GroupState
 from impl.delayed import DelayedHeartbeat, member_key
 from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
 from impl.liveness import STORE_ERRORS, LivenessMixin
-from impl.profiles import Profile, get_profile
+from impl.profiles import Profile, get_profile, sibling_runtime
 from impl.purgatory import DelayedOperationPurgatory, MockTimer
 from impl.rebalance import RebalanceMixin
 from impl.static_members import StaticMembershipMixin, StaticRejoin
@@ -55,6 +55,14 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
 
     #: the group class (a seam: seeded mutants may subclass it; snapshots restore through it)
     group_class: type[GroupMetadata] = GroupMetadata
+
+    def __new__(cls, config: CoordinatorConfig | None = None, *args: Any, **kwargs: Any) -> Any:
+        """A profile a sibling runtime serves (impl/profiles.py SIBLING_RUNTIMES) gets that runtime's coordinator;
+        subclasses (seeded mutants) are Scala-shaped and never redirected."""
+        runtime = sibling_runtime(config.profile) if cls is GroupCoordinator and config is not None else None
+        if runtime is not None:
+            return runtime(config, *args, **kwargs)
+        return super().__new__(cls)
 
     def __init__(self, config: CoordinatorConfig | None = None, record_events: bool = False) -> None:
         self.config = config or CoordinatorConfig()

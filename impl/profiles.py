@@ -225,6 +225,22 @@ PROFILES: Mapping[str, Profile] = MappingProxyType(
     {p.name: p for p in (PROFILE_0_10_0, PROFILE_2_4_1, PROFILE_2_7_0, PROFILE_3_9)})
 DEFAULT_PROFILE = "3.9"
 
+#: Profiles served by a sibling runtime instead of a ``Profile`` of switches: name -> "module:Class". The public
+#: constructor ``GroupCoordinator(CoordinatorConfig(profile=...))`` builds one of these. Deliberately not in
+#: ``PROFILES`` yet (issue 25, phase A): the gate, the model manifests and the tests iterate ``PROFILES``.
+SIBLING_RUNTIMES: Mapping[str, str] = MappingProxyType({"4.1": "impl.java_gc.coordinator:JavaGroupCoordinator"})
+
+
+def sibling_runtime(name: str) -> type | None:
+    """The coordinator class that runs profile ``name`` if a sibling runtime serves it, else None."""
+    target = SIBLING_RUNTIMES.get(name)
+    if target is None:
+        return None
+    import importlib
+    module, _, cls = target.partition(":")
+    found: type = getattr(importlib.import_module(module), cls)
+    return found
+
 
 def get_profile(name: str | Profile) -> Profile:
     """The profile called ``name``; an unknown name raises UnknownProfileError listing the known ones."""

@@ -56,6 +56,8 @@ class JoinGroupResult:
 class SyncGroupResult:
     error: Errors
     assignment: bytes = b""
+    protocol_type: str | None = None   # SyncGroup v5+ (KIP-559); the 4.1 runtime fills them on success
+    protocol_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,142 @@
+"""Read-only views of the Java coordinator: the live group (``describe``), the DescribeGroups API over the
+committed group map (``describe_groups``: R4, R16), timers, pending writes and snapshots."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from core.types import Errors, GroupState
+from impl.java_gc.base import ACTIVE, JavaBase
+from impl.java_gc.group import ClassicGroup
+from impl.results import AppendView, DelayedOpView, GroupView, MemberView, TimerView
+
+DescribedMember = tuple[str, "str | None", str, str, bytes, bytes]
+
+
+@dataclass(frozen=True, slots=True)
+class DescribedGroup:
+    """One group of a DescribeGroups answer; members: (member_id, instance_id, client_id, client_host,
+    metadata (only when Stable), assignment)."""
+
+    group_id: str
+    error: Errors
+    state: str = ""
+    protocol_type: str = ""
+    protocol_data: str = ""
+    members: tuple[DescribedMember, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskView:
+    """A timer task of the runtime: on the wheel ("scheduled"), expired and waiting for the event loop
+    ("queued"), or queued after its key moved on, to be dropped when it runs ("stale")."""
+
+    seq: int
+    partition: int
+    key: str | None
+    kind: str
+    deadline_ms: int
+    status: str
+
+
+class ViewsMixin(JavaBase):
+    def describe(self, group_id: str) -> GroupView | None:
+        """The group as the coordinator holds it now (uncommitted changes included), or None."""
+        group = self._group(group_id)
+        if group is None:
+            return None
+        members = {m.member_id: MemberView(
+            m.member_id, m.group_instance_id, m.session_timeout_ms, m.rebalance_timeout_ms,
+            m.awaiting_join is not None, m.awaiting_sync is not None, m.is_new, m.assignment, m.protocols,
+            0, m.has_satisfied_heartbeat()) for m in group.all_members()}
+        return GroupView(group.group_id, group.state, group.generation_id, group.leader_id, group.protocol_type,
+                         group.protocol_name, members, frozenset(group.pending_join_members),
+                         frozenset(group.pending_sync_members), group.num_members_awaiting_join,
+                         tuple(sorted(group.supported_protocols.items())), group.new_member_added,
+                         tuple(sorted(group.static_members.items())))
+
+    def describe_groups(self, group_ids: list[str | None], api_version: int = 6) -> list[DescribedGroup]:
+        """DescribeGroups (GCS:1270-1318, GMM:737-788): a group is described if its creation is committed;
+        its fields are read live, as ClassicGroup is not a timeline structure (R4). An unknown group is Dead,
+        with GROUP_ID_NOT_FOUND from v6 (R16)."""
+        out: list[DescribedGroup] = []
+        for group_id in group_ids:
+            if not self.active:
+                out.append(DescribedGroup(group_id or "", Errors.COORDINATOR_NOT_AVAILABLE))
+            elif group_id is None:
+                out.append(DescribedGroup("", Errors.INVALID_GROUP_ID))
+            else:
+                out.append(self._describe_one(group_id, api_version))
+        return out
+
+    def _describe_one(self, group_id: str, api_version: int) -> DescribedGroup:
+        part = self.partitions.get(self.partition_for(group_id))
+        if part is None or part.state != ACTIVE:
+            error = Errors.NOT_COORDINATOR if part is None else Errors.COORDINATOR_LOAD_IN_PROGRESS
+            return DescribedGroup(group_id, error)
+        visible = part.visible_at.get(group_id, -1)
+        group = part.groups.get(group_id)
+        if group is None or visible is None or visible < 0 or visible > part.log.committed:
+            return DescribedGroup(group_id, Errors.GROUP_ID_NOT_FOUND if api_version >= 6 else Errors.NONE,
+                                  GroupState.DEAD.value)
+        return _described(group)
+
+    # -- timers and writes --------------------------------------------------------------------------
+    def timers(self) -> list[TaskView]:
+        out = []
+        for index in sorted(self.partitions):
+            timer = self.partitions[index].timer
+            for task in timer.scheduled():
+                out.append(TaskView(task.seq, index, task.key, str(task.op[0]), task.deadline_ms, "scheduled"))
+            for task in timer.queue:
+                status = "queued" if timer.is_live(task) else "stale"
+                out.append(TaskView(task.seq, index, task.key, str(task.op[0]), task.deadline_ms, status))
+        return sorted(out, key=lambda t: t.seq)
+
+    def due_timers(self) -> list[TimerView]:
+        """Timer events the loop can run now (expired, live or stale), by (deadline, seq)."""
+        return [TimerView(t.seq, t.deadline_ms, str(t.op[0]), t.key or "") for t in self._queued()]
+
+    def delayed_operations(self) -> list[DelayedOpView]:
+        """The live keyed timers (the 4.x counterpart of the purgatories' operations), by key."""
+        out = []
+        for index in sorted(self.partitions):
+            part = self.partitions[index]
+            for key, task in sorted(part.timer.tasks.items()):
+                member_id = str(task.op[2]) if task.op[0] == "heartbeat" else ""
+                group = part.groups.get(str(task.op[1]))
+                is_pending = group is not None and group.is_pending_member(member_id)
+                out.append(DelayedOpView(str(task.op[0]), key, task.deadline_ms, False, task.seq, member_id,
+                                         is_pending))
+        return out
+
+    def pending_appends(self) -> list[AppendView]:
+        """Writes with a record not yet committed (open batch, then written), oldest first."""
+        out = []
+        for index in sorted(self.partitions):
+            part = self.partitions[index]
+            for write in sorted(part.log.writes.values(), key=lambda w: w.seq):
+                if write.has_record and not write.done:
+                    group = part.groups.get(write.group_id or "")
+                    kind = str(write.callback[0]) if write.callback else "record"
+                    out.append(AppendView(write.seq, write.group_id or "",
+                                          group.generation_id if group is not None else -1, kind))
+        return out
+
+    # -- snapshots ----------------------------------------------------------------------------------
+    def to_state(self) -> tuple[Any, ...]:
+        from impl.java_gc.snapshot import coordinator_to_state
+        return coordinator_to_state(self)
+
+    @classmethod
+    def from_state(cls, state: tuple[Any, ...], record_events: bool = False) -> Any:
+        from impl.java_gc.snapshot import coordinator_from_state
+        return coordinator_from_state(cls, state, record_events)
+
+
+def _described(group: ClassicGroup) -> DescribedGroup:
+    stable = group.is_(GroupState.STABLE)
+    members = tuple((m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                     m.metadata(group.protocol_name) if stable else b"", m.assignment) for m in group.all_members())
+    return DescribedGroup(group.group_id, Errors.NONE, group.state.value, group.protocol_type or "",
+                          (group.protocol_name or "") if stable else "", members)

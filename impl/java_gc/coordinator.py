@@ -58,6 +58,7 @@ class JavaGroupCoordinator(JoinMixin, StaticMixin, RebalanceMixin, SyncMixin, Me
         self.events: list[StepEvent] = []
         self.record_events = record_events
         self._created: list[str] = []
+        self.fired: list[tuple[str, str, bool]] = []   # (key, kind, live) of timer events run: history
         self._outbox: list[tuple[Hashable, str, Any]] = []
 
     # -- futures ------------------------------------------------------------------------------------
@@ -67,6 +68,11 @@ class JavaGroupCoordinator(JoinMixin, StaticMixin, RebalanceMixin, SyncMixin, Me
     def take_responses(self) -> list[tuple[Hashable, str, Any]]:
         """Every future completion since the last call, in completion order."""
         out, self._outbox[:] = list(self._outbox), []
+        return out
+
+    def take_fired(self) -> list[tuple[str, str, bool]]:
+        """The timer events run since the last call: (key, kind, live — False if dropped as stale)."""
+        out, self.fired = self.fired, []
         return out
 
     def force_choices(self, picks: list[int]) -> None:
@@ -202,6 +208,7 @@ class JavaGroupCoordinator(JoinMixin, StaticMixin, RebalanceMixin, SyncMixin, Me
         for part in self.partitions.values():
             if any(t.seq == seq for t in part.timer.queue):
                 task, live = part.timer.take(seq)
+                self.fired.append((task.key or "", str(task.op[0]), live))
                 if live:
                     self._run_timer_event(part, task)
                 return

@@ -88,6 +88,7 @@ class PartitionsMixin(JavaBase):
         group = ClassicGroup(group_id, self.incarnations, S if members else E, generation,
                              protocol_type or None, protocol, leader)
         for (member_id, instance_id, client_id, host, rebalance, session, subscription, assignment) in members:
+            rebalance = session if rebalance == -1 else rebalance   # an old record without one (GMM:6016-6017)
             group.add(ClassicGroupMember(member_id, instance_id, client_id, host, rebalance, session,
                                          protocol_type, ((protocol, subscription),), assignment))
         return group

@@ -81,6 +81,10 @@ class ViewsMixin(JavaBase):
                                   GroupState.DEAD.value)
         return _described(group)
 
+    def group_record(self, group_id: str) -> Any:
+        """The group's last committed GroupMetadata record (what a load rebuilds it from), or None."""
+        return self.durable.get(self.partition_for(group_id), {}).get(group_id)
+
     # -- timers and writes --------------------------------------------------------------------------
     def timers(self) -> list[TaskView]:
         out = []

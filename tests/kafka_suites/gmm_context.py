@@ -50,6 +50,12 @@ def sync(c: Any, member_id: str, generation: int, group_id: str = GROUP, *, inst
     return c.sync_group(group_id, generation, member_id, assignments or {}, instance, protocol_type, protocol_name)
 
 
+def written(c: Any) -> None:
+    """"Simulate a successful write to the log": in deferred mode the pending writes commit."""
+    if c.config.append_mode == "deferred":
+        c.complete_appends()
+
+
 def heartbeat(c: Any, member_id: str, generation: int, group_id: str = GROUP,
               instance: str | None = None) -> Errors:
     f = c.heartbeat(group_id, member_id, generation, instance)
@@ -88,6 +94,7 @@ def join_as_dynamic_and_complete_rebalance(c: Any, group_id: str = GROUP) -> Joi
     leader = join_as_dynamic_and_complete_join(c, group_id)
     assert leader.generation_id == 1 and state(c, group_id) is GroupState.COMPLETING_REBALANCE
     f = sync(c, leader.member_id, leader.generation_id, group_id)
+    written(c)
     assert f.done and f.result.error is Errors.NONE and state(c, group_id) is GroupState.STABLE
     return leader
 
@@ -106,6 +113,7 @@ def static_members_join_and_rebalance(c: Any, leader_instance: str, follower_ins
     """staticMembersJoinAndRebalance: two static members (protocols range and roundrobin), the initial delay
     twice, the leader assigns [1] and [2], both sync; Stable at generation 1."""
     names = ("range", "roundrobin")
+    create_group(c, group_id)
     lj = join(c, "", group_id, instance=leader_instance, names=names, rebalance=rebalance, session=session)
     fj = join(c, "", group_id, instance=follower_instance, names=names, rebalance=rebalance, session=session)
     assert not lj.done and not fj.done
@@ -117,6 +125,7 @@ def static_members_join_and_rebalance(c: Any, leader_instance: str, follower_ins
     leader_id, follower_id = lj.result.member_id, fj.result.member_id
     ls = sync(c, leader_id, 1, group_id, instance=leader_instance,
               assignments={leader_id: b"\x01", follower_id: b"\x02"})
+    written(c)
     assert ls.result.error is Errors.NONE and state(c, group_id) is GroupState.STABLE
     fs = sync(c, follower_id, 1, group_id, instance=follower_instance)
     assert fs.result.error is Errors.NONE

@@ -91,6 +91,8 @@ def join_as_dynamic_and_complete_join(c: Any, group_id: str = GROUP, session: in
 
 def join_as_dynamic_and_complete_rebalance(c: Any, group_id: str = GROUP) -> JoinGroupResult:
     """joinClassicGroupAsDynamicMemberAndCompleteRebalance: one member, generation 1, Stable."""
+    if c.describe(group_id) is None:
+        create_group(c, group_id)
     leader = join_as_dynamic_and_complete_join(c, group_id)
     assert leader.generation_id == 1 and state(c, group_id) is GroupState.COMPLETING_REBALANCE
     f = sync(c, leader.member_id, leader.generation_id, group_id)

@@ -89,6 +89,11 @@ class ClassicGroupMember:
                 return name
         raise IllegalStateError(f"member {self.member_id} supports none of the candidate protocols")
 
+    def describe(self, protocol_name: str | None = None) -> tuple[str, str | None, str, str, bytes, bytes]:
+        """describe / describeNoMetadata: a DescribeGroups member, with the metadata of ``protocol_name`` if given."""
+        metadata = b"" if protocol_name is None else self.metadata(protocol_name)
+        return (self.member_id, self.group_instance_id, self.client_id, self.client_host, metadata, self.assignment)
+
     def has_satisfied_heartbeat(self) -> bool:
         """ClassicGroupMember.java:207-215 (R13): a new member never counts as alive by parking."""
         if self.is_new:

@@ -140,7 +140,6 @@ class ViewsMixin(JavaBase):
 
 def _described(group: ClassicGroup) -> DescribedGroup:
     stable = group.is_(GroupState.STABLE)
-    members = tuple((m.member_id, m.group_instance_id, m.client_id, m.client_host,
-                     m.metadata(group.protocol_name) if stable else b"", m.assignment) for m in group.all_members())
+    members = tuple(m.describe(group.protocol_name if stable else None) for m in group.all_members())
     return DescribedGroup(group.group_id, Errors.NONE, group.state.value, group.protocol_type or "",
                           (group.protocol_name or "") if stable else "", members)

@@ -114,10 +114,6 @@ class PartitionLog:
         self.waiting = [(offset, s) for offset, s in self.waiting if offset > end]
         return [self.writes.pop(s) for s in seqs + riding if s in self.writes]
 
-    def forget(self, seq: int) -> None:
-        """A write completed early (timeout): its batch entry stays but completes nothing later."""
-        self.writes.pop(seq, None)
-
     def drop_all_written(self) -> list[Write]:
         """Unload's failAll: the writes waiting for the high watermark (written batches and record-less writes
         waiting on them), in offset order; the open batch is failed apart (failCurrentBatch)."""

@@ -137,10 +137,8 @@ class RuntimeMixin(JavaBase):
             return
         write.done = True
         part = self.partitions.get(write.partition)
-        if part is not None:
-            part.log.forget(write.seq)
-            if write.timeout_seq is not None:
-                part.timer.cancel_unkeyed(write.timeout_seq)
+        if part is not None and write.timeout_seq is not None:
+            part.timer.cancel_unkeyed(write.timeout_seq)
         if write.callback is not None:
             self._run_callback(write, error)
         if error is None:
@@ -170,8 +168,7 @@ class RuntimeMixin(JavaBase):
         kind = task.op[0]
         if kind == "write-timeout":
             write = part.log.writes.get(int(task.op[1]))
-            if write is not None:
-                part.log.forget(write.seq)   # its records stay in the log; a later commit answers nothing
+            if write is not None:   # its record stays in the log: a later commit makes it durable, answers nothing
                 write.timeout_seq = None
                 self._finish_write(write, Errors.REQUEST_TIMED_OUT)
             return

@@ -115,12 +115,13 @@ class ViewsMixin(JavaBase):
         return out
 
     def pending_appends(self) -> list[AppendView]:
-        """Writes with a record not yet committed (open batch, then written), oldest first."""
+        """Writes with a record not yet committed (open batch, then written), oldest first — a write already
+        answered by its timeout included: its record may still commit."""
         out = []
         for index in sorted(self.partitions):
             part = self.partitions[index]
             for write in sorted(part.log.writes.values(), key=lambda w: w.seq):
-                if write.has_record and not write.done:
+                if write.has_record:
                     group = part.groups.get(write.group_id or "")
                     kind = str(write.callback[0]) if write.callback else "record"
                     out.append(AppendView(write.seq, write.group_id or "",

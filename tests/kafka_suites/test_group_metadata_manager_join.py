@@ -124,7 +124,8 @@ def test_max_size_with_static_members(profile: str) -> None:
     c.advance(50)
     c.advance(50)
     ids = join_errors(first, 10, Errors.GROUP_MAX_SIZE_REACHED)
-    join_errors([join(c, m, instance=i) for m, i in zip(ids, instances)], 10, Errors.GROUP_MAX_SIZE_REACHED)
+    rejoins = [join(c, m, instance=i) for m, i in zip(ids, instances, strict=True)]
+    join_errors(rejoins, 10, Errors.GROUP_MAX_SIZE_REACHED)
     assert (len(g.members), g.num_members_awaiting_join, g.state) == (10, 0, CR)
 
 
@@ -152,7 +153,8 @@ def test_the_last_rejoining_members_of_an_over_capacity_group_are_refused(profil
     g = create_group(c)
     ids = [f"client-id-{i}" for i in range(12)]
     for m in ids:
-        g.add(ClassicGroupMember(m, None, "client-id", "client-host", 10000, 5000, "consumer", tuple(protocols("range"))))
+        g.add(ClassicGroupMember(m, None, "client-id", "client-host", 10000, 5000, "consumer",
+                                 tuple(protocols("range"))))
     c.prepare_rebalance(g)   # Kafka's test calls prepareRebalance on the over-full group
     futures = [join(c, m, rebalance=10000) for m in ids]
     assert (len(g.members), g.num_members_awaiting_join, g.state) == (10, 10, PR)

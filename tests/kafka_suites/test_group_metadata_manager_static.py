@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.types import Errors, GroupState
 from impl import JoinGroupResult
-from tests.kafka_suites.gmm_context import (GROUP, INITIAL_DELAY_MS, check_join, context, create_group, group, join,
+from tests.kafka_suites.gmm_context import (GROUP, check_join, context, create_group, group, join,
                                             join_and_complete, response_members, static_members_join_and_rebalance,
                                             sync)
 from tests.kafka_suites.gmm_suite import SUITE

@@ -2,7 +2,7 @@
 
 Kafka 4.x decides three things by HashMap iteration order: the protocol among tied votes
 (ClassicGroup.java:1006-1026, a ``HashMap<String, Integer>`` of protocol names), the new leader when the
-leader is removed and the new leader among joined members (ClassicGroup.java:433-483, a HashMap keyed by
+leader is removed and the new leader among joined members (ClassicGroup.java:477-538, a HashMap keyed by
 member ids that end in a random UUID). kgc makes each a *choice point*: the runtime asks ``Choices.pick``
 with the options in default order, the default is taken unless the driver scripted a pick, and every
 choice point with more than one option is logged with its alternatives, so that a world can re-run the

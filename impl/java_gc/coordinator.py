@@ -152,7 +152,7 @@ class JavaGroupCoordinator(JoinMixin, StaticMixin, RebalanceMixin, SyncMixin, Me
         identities = [(str(m), i) for m, i in members]
 
         def unknown_group(error: Errors) -> object:
-            # GCS:1003-1014: a group that is not there: each member UNKNOWN_MEMBER_ID, the top level NONE
+            # GCS:1008-1029: a group that is not there: each member UNKNOWN_MEMBER_ID, the top level NONE
             if error is not Errors.UNKNOWN_MEMBER_ID:
                 return LeaveGroupResult(operation_error(error))
             return LeaveGroupResult(Errors.NONE, tuple((m, i, Errors.UNKNOWN_MEMBER_ID) for m, i in identities))

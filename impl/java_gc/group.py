@@ -18,7 +18,7 @@ from impl.results import JoinGroupResult, ResponseFuture, SyncGroupResult
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
 
-#: ClassicGroupState.java:75-81 — the valid previous states of each state (same table as 3.9's)
+#: ClassicGroupState.java:111-117 — the valid previous states of each state (same table as 3.9's)
 VALID_PREVIOUS_STATES = MappingProxyType({
     E: frozenset({PR}),
     PR: frozenset({S, CR, E}),
@@ -114,7 +114,7 @@ class ClassicGroup:
         self.group_id = group_id
         self.incarnation = incarnation   # tells apart a group and its successor of the same id (snapshots)
         self.state = state
-        self.previous_state = D          # ClassicGroup.java:214
+        self.previous_state = D          # ClassicGroup.java:217
         self.protocol_type = protocol_type
         self.protocol_name = protocol_name
         self.generation_id = generation_id
@@ -156,7 +156,7 @@ class ClassicGroup:
         return member_id in self.pending_join_members
 
     def add(self, member: ClassicGroupMember, future: ResponseFuture | None = None) -> None:
-        """ClassicGroup.add (ClassicGroup.java:398-431)."""
+        """ClassicGroup.add (ClassicGroup.java:435-470)."""
         if member.group_instance_id is not None:
             if member.group_instance_id in self.static_members:
                 raise IllegalStateError(f"Static member with groupInstanceId={member.group_instance_id} cannot "
@@ -178,7 +178,7 @@ class ClassicGroup:
         self.pending_join_members.discard(member.member_id)
 
     def remove(self, member_id: str, choices: Choices) -> None:
-        """ClassicGroup.remove (ClassicGroup.java:433-452): a removed leader passes to "the first" member."""
+        """ClassicGroup.remove (ClassicGroup.java:477-496): a removed leader passes to "the first" member."""
         removed = self.members.pop(member_id, None)
         if removed is not None:
             self._count_protocols(removed, -1)
@@ -202,7 +202,7 @@ class ClassicGroup:
 
     def update_member(self, member: ClassicGroupMember, protocols: Protocols, rebalance_timeout_ms: int,
                       session_timeout_ms: int, future: ResponseFuture | None) -> None:
-        """ClassicGroup.updateMember (ClassicGroup.java:1194-1214): a rejoin copies the new timeouts."""
+        """ClassicGroup.updateMember (ClassicGroup.java:1196-1215): a rejoin copies the new timeouts."""
         self._count_protocols(member, -1)
         member.protocols = protocols
         self._count_protocols(member, 1)
@@ -262,7 +262,7 @@ class ClassicGroup:
         return None if group_instance_id is None else self.static_members.get(group_instance_id)
 
     def validate_member(self, member_id: str, group_instance_id: str | None) -> None:
-        """ClassicGroup.validateMember (ClassicGroup.java:757-777): fenced before unknown."""
+        """ClassicGroup.validateMember (ClassicGroup.java:797-817): fenced before unknown."""
         if group_instance_id is not None:
             existing = self.static_members.get(group_instance_id)
             if existing is None:
@@ -274,7 +274,7 @@ class ClassicGroup:
 
     def replace_static_member(self, group_instance_id: str, old_member_id: str,
                               new_member_id: str) -> ClassicGroupMember:
-        """ClassicGroup.replaceStaticMember (ClassicGroup.java:549-596): fence the old incarnation's parked
+        """ClassicGroup.replaceStaticMember (ClassicGroup.java:549-597): fence the old incarnation's parked
         requests and put a *new* member object (is_new false, nothing parked) under the new id (R12)."""
         old = self.members.pop(old_member_id, None)
         if old is None:
@@ -297,7 +297,7 @@ class ClassicGroup:
         return {name for name, count in self.supported_protocols.items() if count == n}
 
     def supports_protocols(self, protocol_type: str, names: tuple[str, ...]) -> bool:
-        """ClassicGroup.java:1087-1094: an Empty group takes any non-empty type and protocol set."""
+        """ClassicGroup.java:1110-1118: an Empty group takes any non-empty type and protocol set."""
         if self.is_(E):
             return bool(protocol_type) and bool(names)
         n = len(self.members)
@@ -327,7 +327,7 @@ class ClassicGroup:
         return tuple((m.member_id, m.group_instance_id, m.metadata(self.protocol_name)) for m in self.all_members())
 
     def init_next_generation(self, choices: Choices) -> None:
-        """ClassicGroup.initNextGeneration (ClassicGroup.java:1261-1273)."""
+        """ClassicGroup.initNextGeneration (ClassicGroup.java:1290-1302)."""
         self.generation_id += 1
         if self.members:
             self.protocol_name = self.select_protocol(choices)
@@ -338,7 +338,7 @@ class ClassicGroup:
         self.pending_sync_members.clear()
 
     def maybe_elect_new_joined_leader(self, choices: Choices) -> bool:
-        """ClassicGroup.java:454-483: keep a leader that rejoined, else "the first" joined member."""
+        """ClassicGroup.java:509-538: keep a leader that rejoined, else "the first" joined member."""
         if self.leader_id is None:
             return False
         if self.members[self.leader_id].awaiting_join is not None:

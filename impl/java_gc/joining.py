@@ -1,5 +1,5 @@
 """JoinGroup for classic groups in Kafka 4.x: GroupMetadataManager.classicGroupJoin and the paths under it
-(GMM:6070-6525, 6798-6846, 7140-7165 at tag 4.1.1).
+(GMM:6070-6516, 6769-6836, 7140-7165 at tag 4.1.1).
 
 JoinGroup answers are completed by these operations directly (GMM completes the request's future inside the
 write), not when the write commits: a JoinGroup answer can go out before earlier writes of the partition
@@ -23,7 +23,7 @@ EMPTY_GROUP_RECORD = (0, "", None, None, ())
 
 class JoinMixin(JavaBase):
     def classic_group_join(self, req: JoinRequest, group_id: str, future: ResponseFuture) -> Result:
-        """classicGroupJoinToClassicGroup (GMM:6105-6186)."""
+        """classicGroupJoinToClassicGroup (GMM:6105-6178)."""
         is_new_group = self._group(group_id) is None
         group = self._group(group_id)
         if group is None:
@@ -77,7 +77,7 @@ class JoinMixin(JavaBase):
 
     def _join_new_dynamic_member(self, req: JoinRequest, group: ClassicGroup, new_member_id: str,
                                  future: ResponseFuture) -> Result:
-        """classicGroupJoinNewDynamicMember (GMM:6325-6373): v4+ gets MEMBER_ID_REQUIRED and a pending id
+        """classicGroupJoinNewDynamicMember (GMM:6325-6363): v4+ gets MEMBER_ID_REQUIRED and a pending id
         whose session timer is the request's session timeout."""
         if not req.require_known_member_id:
             return self.add_member_then_rebalance_or_complete_join(req, group, new_member_id, future)
@@ -88,7 +88,7 @@ class JoinMixin(JavaBase):
         return EMPTY_RESULT
 
     def _join_existing_member(self, req: JoinRequest, group: ClassicGroup, future: ResponseFuture) -> Result:
-        """classicGroupJoinExistingMember (GMM:6375-6521)."""
+        """classicGroupJoinExistingMember (GMM:6375-6516)."""
         member_id = req.member_id
         if group.is_(D):
             answer(future, join_error(member_id, Errors.COORDINATOR_NOT_AVAILABLE))
@@ -110,7 +110,7 @@ class JoinMixin(JavaBase):
 
     def _rejoin(self, req: JoinRequest, group: ClassicGroup, member: ClassicGroupMember,
                 future: ResponseFuture) -> Result:
-        """A known member's JoinGroup by group state (GMM:6446-6518)."""
+        """A known member's JoinGroup by group state (GMM:6446-6513)."""
         if group.is_(PR):
             return self.update_member_then_rebalance_or_complete_join(req, group, member, future)
         if group.is_(CR):
@@ -134,7 +134,7 @@ class JoinMixin(JavaBase):
 
     def update_member_then_rebalance_or_complete_join(self, req: JoinRequest, group: ClassicGroup,
                                                       member: ClassicGroupMember, future: ResponseFuture) -> Result:
-        """updateMemberThenRebalanceOrCompleteJoin (GMM:6769-6786)."""
+        """updateMemberThenRebalanceOrCompleteJoin (GMM:6769-6785)."""
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, future)
         return self.maybe_prepare_rebalance_or_complete_join(group)
 

@@ -2,13 +2,13 @@
 waiting for the high watermark, and the committed records — all plain data.
 
 CoordinatorRuntime.java at 4.1.1: a write's records are replayed and appended to the *open batch*
-(``append``, 970-1086); the batch is flushed to the local log after the append linger (779-846) — the world's
+(``append``, 948-1086); the batch is flushed to the local log after the append linger (779-842) — the world's
 ``flush`` — and a flush that fails reverts the timeline to the batch's base and fails every event of the batch
-(``failCurrentBatch``, 848-855). A written batch's events wait in the deferred queue until the high watermark
-passes it (1869-1905) — the world's ``commit``. A write with no records completes once every earlier write is
+(``failCurrentBatch``, 848-854). A written batch's events wait in the deferred queue until the high watermark
+passes it (1879-1915) — the world's ``commit``. A write with no records completes once every earlier write is
 committed: it rides on the open batch if that holds records, else waits for the last written offset
 (``waitForPendingWrites``, 922-932). Every write event not done after its operation gets a timeout of
-``offsets.commit.timeout.ms`` (1412-1419; OperationTimeout 1169-1185) that fails it with REQUEST_TIMED_OUT but
+``offsets.commit.timeout.ms`` (1412-1419; OperationTimeout 1146-1166) that fails it with REQUEST_TIMED_OUT but
 neither reverts nor removes its records.
 
 Offsets here count group records: each write with records appends exactly one (the classic paths write one

@@ -1,6 +1,6 @@
 """Heartbeat, LeaveGroup and OffsetCommit (as far as membership goes) for classic groups in Kafka 4.x
-(GMM:7582-7696, 7769-8001; OffsetMetadataManager.java:449-616; ClassicGroup.validateOffsetCommit
-ClassicGroup.java:779-825 at tag 4.1.1). These operations return their answer in the result: the runtime
+(GMM:7582-7684, 7769-7992; OffsetMetadataManager.java:452-616; ClassicGroup.validateOffsetCommit
+ClassicGroup.java:829-870 at tag 4.1.1). These operations return their answer in the result: the runtime
 releases it when the write completes (R3)."""
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ GROUP_ID_NOT_FOUND_SINCE_COMMIT_VERSION = 9
 class MembersMixin(JavaBase):
     def classic_group_heartbeat(self, group_id: str, member_id: str, generation_id: int,
                                 group_instance_id: str | None) -> Result:
-        """classicGroupHeartbeatToClassicGroup (GMM:7615-7696): refusals are thrown (answered at once)."""
+        """classicGroupHeartbeatToClassicGroup (GMM:7615-7684): refusals are thrown (answered at once)."""
         group = self._group(group_id)
         if group is None:
             raise RequestError(Errors.UNKNOWN_MEMBER_ID)
@@ -35,7 +35,7 @@ class MembersMixin(JavaBase):
         return Result(response=HeartbeatResult(error))
 
     def classic_group_leave(self, group_id: str, members: list[tuple[str, str | None]]) -> Result:
-        """classicGroupLeaveToClassicGroup (GMM:7860-7970): per-member answers, then one rebalance decision."""
+        """classicGroupLeaveToClassicGroup (GMM:7860-7961): per-member answers, then one rebalance decision."""
         group = self._group(group_id)
         if group is None:
             raise RequestError(Errors.UNKNOWN_MEMBER_ID)
@@ -69,7 +69,7 @@ class MembersMixin(JavaBase):
         return Errors.NONE
 
     def _remove_current_member(self, group: ClassicGroup, member_id: str) -> None:
-        """removeCurrentMemberFromClassicGroup (GMM:7972-8001)."""
+        """removeCurrentMemberFromClassicGroup (GMM:7972-7992)."""
         member = group.members[member_id]
         self._cancel(group.group_id, heartbeat_key(group.group_id, member_id))
         group.complete_join_future(member, join_error("", Errors.UNKNOWN_MEMBER_ID))
@@ -95,7 +95,7 @@ class MembersMixin(JavaBase):
     @staticmethod
     def _validate_offset_commit(group: ClassicGroup, member_id: str, generation_id: int,
                                 group_instance_id: str | None) -> None:
-        """ClassicGroup.validateOffsetCommit (ClassicGroup.java:779-825), non-transactional."""
+        """ClassicGroup.validateOffsetCommit (ClassicGroup.java:829-870), non-transactional."""
         if group.is_(D):
             raise RequestError(Errors.COORDINATOR_NOT_AVAILABLE)
         if generation_id < 0 and group.is_(E):

@@ -1,6 +1,6 @@
-"""Partition leadership in Kafka 4.x: unload (CoordinatorRuntime.CoordinatorContext.unload, CR:735-752, then
-GMM.onUnloaded GMM:5936-5985), loading (CR:2149-2167: LOAD_IN_PROGRESS; R6) and load (replay of the
-committed GroupMetadata records, GMM.replay GMM:6003-6061, then GMM.onLoaded GMM:5859-5930).
+"""Partition leadership in Kafka 4.x: unload (CoordinatorRuntime.CoordinatorContext.unload, CR:736-753, then
+GMM.onUnloaded GMM:5936-5986), loading (CR:2149-2167: LOAD_IN_PROGRESS; R6) and load (replay of the
+committed GroupMetadata records, GMM.replay GMM:6003-6059, then GMM.onLoaded GMM:5859-5930).
 
 The group id names its partition (``partition_for``); with the default single partition, unloading one
 group unloads every group. Records written but not committed when leadership moves are taken as lost: the
@@ -88,7 +88,7 @@ class PartitionsMixin(JavaBase):
         group = ClassicGroup(group_id, self.incarnations, S if members else E, generation,
                              protocol_type or None, protocol, leader)
         for (member_id, instance_id, client_id, host, rebalance, session, subscription, assignment) in members:
-            rebalance = session if rebalance == -1 else rebalance   # an old record without one (GMM:6016-6017)
+            rebalance = session if rebalance == -1 else rebalance   # an old record without one (GMM:6015-6016)
             group.add(ClassicGroupMember(member_id, instance_id, client_id, host, rebalance, session,
                                          protocol_type, ((protocol, subscription),), assignment))
         return group

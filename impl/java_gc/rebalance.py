@@ -1,6 +1,6 @@
 """The join phase and member expiry of classic groups in Kafka 4.x: prepareRebalance, the (initial) join
-timers, completeClassicGroupJoin, the session and pending-sync timers (GMM:6188-6215, 6523-6765, 6847-6975,
-7082-7129 at tag 4.1.1). Timer operations look their group up by id when they run, as GMM's lambdas do."""
+timers, completeClassicGroupJoin, the session and pending-sync timers (GMM:6188-6209, 6523-6756, 6847-6969,
+7082-7130 at tag 4.1.1). Timer operations look their group up by id when they run, as GMM's lambdas do."""
 from __future__ import annotations
 
 from core.types import Errors, GroupState
@@ -30,13 +30,13 @@ class RebalanceMixin(JavaBase):
         return self.maybe_complete_join_phase(group)
 
     def maybe_complete_join_phase(self, group: ClassicGroup) -> Result:
-        """maybeCompleteJoinPhase (GMM:6188-6210): never during the initial rebalance."""
+        """maybeCompleteJoinPhase (GMM:6188-6209): never during the initial rebalance."""
         if not group.is_(PR) or group.previous_state is E or not group.has_all_members_joined():
             return EMPTY_RESULT
         return self.complete_join(group)
 
     def prepare_rebalance(self, group: ClassicGroup) -> Result:
-        """prepareRebalance (GMM:6868-6902); from Empty the join waits group.initial.rebalance.delay.ms,
+        """prepareRebalance (GMM:6868-6901); from Empty the join waits group.initial.rebalance.delay.ms,
         extensible up to the rebalance timeout (R13)."""
         if group.is_(CR):
             self.reset_and_propagate_assignment_with_error(group, Errors.REBALANCE_IN_PROGRESS)
@@ -58,7 +58,7 @@ class RebalanceMixin(JavaBase):
         return EMPTY_RESULT
 
     def on_initial_join_timer(self, group_id: str, delay_ms: int, remaining_ms: int) -> Result:
-        """tryCompleteInitialRebalanceElseSchedule (GMM:6937-6967)."""
+        """tryCompleteInitialRebalanceElseSchedule (GMM:6937-6969)."""
         group = self._group(group_id)
         if group is None:
             return EMPTY_RESULT
@@ -76,7 +76,7 @@ class RebalanceMixin(JavaBase):
         return EMPTY_RESULT if group is None else self.complete_join(group)
 
     def complete_join(self, group: ClassicGroup) -> Result:
-        """completeClassicGroupJoin (GMM:6547-6640): drop dynamic members that did not rejoin, then start the
+        """completeClassicGroupJoin (GMM:6547-6639): drop dynamic members that did not rejoin, then start the
         next generation (answer every parked JoinGroup) or, with no members, write the Empty group."""
         group_id = group.group_id
         self._cancel(group_id, join_key(group_id))
@@ -118,7 +118,7 @@ class RebalanceMixin(JavaBase):
         return self.remove_member_and_update_group(group, member)
 
     def remove_member_and_update_group(self, group: ClassicGroup, member: ClassicGroupMember) -> Result:
-        """removeMemberAndUpdateClassicGroup (GMM:6714-6733)."""
+        """removeMemberAndUpdateClassicGroup (GMM:6714-6735)."""
         group.complete_join_future(member, join_error("", Errors.UNKNOWN_MEMBER_ID))
         group.remove(member.member_id, self.choices)
         if group.state in (S, CR):
@@ -128,7 +128,7 @@ class RebalanceMixin(JavaBase):
         return EMPTY_RESULT
 
     def remove_pending_member_and_update_group(self, group: ClassicGroup, member_id: str) -> Result:
-        """removePendingMemberAndUpdateClassicGroup (GMM:6745-6757)."""
+        """removePendingMemberAndUpdateClassicGroup (GMM:6745-6756)."""
         group.remove(member_id, self.choices)
         if group.is_(PR) and group.has_all_members_joined():
             return self.complete_join(group)
@@ -140,7 +140,7 @@ class RebalanceMixin(JavaBase):
         self._cancel(group.group_id, sync_key(group.group_id))
 
     def on_sync_timer(self, group_id: str) -> Result:
-        """expirePendingSync (GMM:7095-7129): members that sent no SyncGroup within the rebalance timeout are
+        """expirePendingSync (GMM:7095-7130): members that sent no SyncGroup within the rebalance timeout are
         removed and the group rebalances. The generation compared is read when the timer runs, so the
         stale-generation branch cannot be taken; a stale firing is dropped by the timer's key check instead."""
         group = self._group(group_id)

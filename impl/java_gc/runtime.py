@@ -24,7 +24,7 @@ SIMPLE_GROUP = None
 
 
 def service_error(api: str, error: Errors) -> object:
-    """The service's answer to a failed write (GCS:880-889, 924-933, 962-978, 1000-1022, 1996-2001)."""
+    """The service's answer to a failed write (GCS:880-891, 924-935, 965-979, 1008-1029, 1996-2002)."""
     error = operation_error(error)
     if api == "JoinGroup":
         return JoinGroupResult(error, -1, None, None, "", "")
@@ -132,7 +132,7 @@ class RuntimeMixin(JavaBase):
             self._finish_write(write, None)
 
     def _finish_write(self, write: Write, error: Errors | None) -> None:
-        """CoordinatorWriteEvent.complete (CR:1433-1466): the append callback first, then the request's future."""
+        """CoordinatorWriteEvent.complete (CR:1433-1458): the append callback first, then the request's future."""
         if write.done:
             return
         write.done = True

@@ -1,6 +1,6 @@
 """A static member's restart with member id "" in Kafka 4.x (R12): updateStaticMemberThenRebalanceOrCompleteJoin
-and the callback of its persisting write (GMM:7179-7294 at tag 4.1.1; ClassicGroup.replaceStaticMember
-ClassicGroup.java:549-596, which builds a new member object, so the replacement is never ``is_new``)."""
+and the callback of its persisting write (GMM:7179-7292 at tag 4.1.1; ClassicGroup.replaceStaticMember
+ClassicGroup.java:549-597, which builds a new member object, so the replacement is never ``is_new``)."""
 from __future__ import annotations
 
 from core.types import Errors, GroupState
@@ -43,7 +43,7 @@ class StaticMixin(JavaBase):
 
     def on_static_member_appended(self, write_future: ResponseFuture | None, callback: tuple[object, ...],
                                   error: Errors | None) -> None:
-        """The persisting write's callback (GMM:7220-7264): on failure revert the replacement and answer
+        """The persisting write's callback (GMM:7218-7261): on failure revert the replacement and answer
         UNKNOWN_MEMBER_ID-less with the mapped error; on success answer the new member (v9+ leader: skip
         assignment)."""
         _, group, instance_id, old_member_id, new_member_id, old, current_leader, skip = callback

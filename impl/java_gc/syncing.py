@@ -1,5 +1,5 @@
 """SyncGroup for classic groups in Kafka 4.x: classicGroupSync, the leader's assignment write and its append
-callback, assignment propagation (GMM:6977-7045, 7303-7440, 7498-7580 at tag 4.1.1)."""
+callback, assignment propagation (GMM:6977-7039, 7303-7430, 7498-7572 at tag 4.1.1)."""
 from __future__ import annotations
 
 from core.types import Errors, GroupState
@@ -23,7 +23,7 @@ class SyncMixin(JavaBase):
     def classic_group_sync(self, group_id: str, generation_id: int, member_id: str, assignments: dict[str, bytes],
                            group_instance_id: str | None, protocol_type: str | None, protocol_name: str | None,
                            future: ResponseFuture) -> Result:
-        """classicGroupSync / classicGroupSyncToClassicGroup (GMM:7303-7421)."""
+        """classicGroupSync / classicGroupSyncToClassicGroup (GMM:7303-7430)."""
         group = self._group(group_id)
         if group is None or group.is_(E):
             answer(future, SyncGroupResult(Errors.UNKNOWN_MEMBER_ID))
@@ -63,7 +63,7 @@ class SyncMixin(JavaBase):
         return None
 
     def _remove_pending_sync_member(self, group: ClassicGroup, member_id: str) -> None:
-        """removePendingSyncMember (GMM:7551-7575): the sync timer goes once every member synced."""
+        """removePendingSyncMember (GMM:7551-7572): the sync timer goes once every member synced."""
         group.remove_pending_sync_member(member_id)
         if group.state in (D, E, PR) or group.has_received_sync_from_all_members():
             self._cancel(group.group_id, sync_key(group.group_id))
@@ -76,7 +76,7 @@ class SyncMixin(JavaBase):
 
     def on_assignment_appended(self, group: ClassicGroup, generation_id: int, assignment: dict[str, bytes],
                                error: Errors | None) -> None:
-        """The assignment write's callback (GMM:7387-7405): only if the group is still in CompletingRebalance
+        """The assignment write's callback (GMM:7391-7408): only if the group is still in CompletingRebalance
         of that generation; a failure answers every parked SyncGroup with the mapped error and rebalances (R8)."""
         if not (group.is_(CR) and group.generation_id == generation_id):
             return
@@ -104,7 +104,7 @@ class SyncMixin(JavaBase):
         self._propagate_assignment(group, Errors.NONE)
 
     def _propagate_assignment(self, group: ClassicGroup, error: Errors) -> None:
-        """propagateAssignment (GMM:7011-7045): every parked SyncGroup answered; its member's session timer
+        """propagateAssignment (GMM:7011-7039): every parked SyncGroup answered; its member's session timer
         rescheduled."""
         ok = error is Errors.NONE
         for member in group.all_members():

@@ -1,10 +1,10 @@
 """Keyed timers of one coordinator partition, as Kafka 4.x's runtime runs them (R1), held as plain data.
 
-CoordinatorRuntime.EventBasedCoordinatorTimer (CoordinatorRuntime.java:355-425 at 4.1.1): ``schedule(key)``
+CoordinatorRuntime.EventBasedCoordinatorTimer (CoordinatorRuntime.java:356-425 at 4.1.1): ``schedule(key)``
 puts a new task under the key and cancels the previous one; when a task expires on the timer thread it only
 *enqueues* a write event; that event, when the partition's event loop runs it, first checks that the key
 still maps to this very task (``tasks.remove(key, this)``) and is dropped otherwise — the key was replaced
-or cancelled while the event waited. Classic groups schedule with ``retry=false`` (GMM:6354-6360, 7061-7074),
+or cancelled while the event waited. Classic groups schedule with ``retry=false`` (GMM:6342-6348, 7069-7073),
 so a failed timer write is not retried. kgc splits the two halves into explicit steps: ``expire`` (the clock
 passed the deadline: the task's event joins the queue) and ``take`` (the loop runs a queued event: live or
 stale). Unkeyed tasks (key None) are the runtime's own write timeouts (OperationTimeout, R2).

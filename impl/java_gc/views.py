@@ -56,7 +56,7 @@ class ViewsMixin(JavaBase):
                          tuple(sorted(group.static_members.items())))
 
     def describe_groups(self, group_ids: list[str | None], api_version: int = 6) -> list[DescribedGroup]:
-        """DescribeGroups (GCS:1270-1318, GMM:737-788): a group is described if its creation is committed;
+        """DescribeGroups (GCS:1270-1318, GMM:737-790): a group is described if its creation is committed;
         its fields are read live, as ClassicGroup is not a timeline structure (R4). An unknown group is Dead,
         with GROUP_ID_NOT_FOUND from v6 (R16)."""
         out: list[DescribedGroup] = []

@@ -248,3 +248,27 @@ def test_unload_fails_pending_writes_and_load_rebuilds_from_committed_records() 
     view = c.describe(GROUP)   # rebuilt from the last committed record: generation 2's write was lost
     assert (view.state, view.generation_id) == (S, 1)
     assert {m: v.assignment for m, v in view.members.items()} == {leader: b"a", follower: b"b"}
+
+
+def test_r10_without_a_load_a_refused_pending_member_leaves_the_join_phase_waiting() -> None:
+    """R10 is reachable with KIP-394 pending members alone: max size 2, a Stable group of one, two v4 members get
+    pending ids, the leader's JoinGroup starts a rebalance, the first pending member is added, the second is
+    refused — and with it the last thing the join phase waited for is gone, unnoticed until the rebalance timeout."""
+    c = context("4.1", group_max_size=2)
+    create_group(c)
+    first = join(c, session=30000, rebalance=20000)
+    c.advance(3000)
+    leader = first.result.member_id
+    assert sync(c, leader, 1).result.error is Errors.NONE and group(c).state is S
+    b, d = (join(c, session=30000, rebalance=20000, known=True) for _ in range(2))
+    assert b.result.error is Errors.MEMBER_ID_REQUIRED and d.result.error is Errors.MEMBER_ID_REQUIRED
+    rejoin = join(c, leader, session=30000, rebalance=20000)
+    assert group(c).state is PR and not rejoin.done
+    added = join(c, b.result.member_id, session=30000, rebalance=20000, known=True)
+    refused = join(c, d.result.member_id, session=30000, rebalance=20000, known=True)
+    assert refused.result.error is Errors.GROUP_MAX_SIZE_REACHED
+    assert group(c).has_all_members_joined() and group(c).state is PR and not added.done and not rejoin.done
+    c.advance(20000 - 1)
+    assert not rejoin.done   # 3.9 would have completed the join phase at the refused JoinGroup
+    c.advance(1)
+    assert rejoin.result.error is Errors.NONE and added.result.error is Errors.NONE and group(c).state is CR

@@ -66,7 +66,8 @@ class JavaBase:
     config: CoordinatorConfig
     num_partitions: int
     partitions: dict[int, Partition]
-    durable: dict[int, dict[str, Record]]
+    durable: dict[int, dict[str, Record | None]]   # None: a simple group known by its offsets only
+    active: bool
     now_ms: int
     counter: int
     incarnations: int
@@ -147,6 +148,9 @@ class JavaBase:
         raise NotImplementedError
 
     def _finish_write(self, write: Write, error: Errors | None) -> None:
+        raise NotImplementedError
+
+    def _flush(self, part: Partition, error: Errors | None) -> None:
         raise NotImplementedError
 
     offsets_commit_timeout_ms: int

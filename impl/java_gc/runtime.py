@@ -157,7 +157,7 @@ class RuntimeMixin(JavaBase):
                 assert isinstance(group, ClassicGroup)
                 self.on_assignment_appended(group, int(generation_id), dict(items), error)
             elif kind == "static":
-                self.on_static_member_appended(write.future, write.callback, error)
+                self.on_static_member_appended(write.future, write.callback or (), error)
             elif kind == "empty" and error is not None:   # GMM:6590-6599: only logged
                 self.errors.append(f"{self.now_ms} failed to write the empty group metadata: {error.name}")
         except IllegalStateError as exc:

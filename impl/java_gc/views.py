@@ -3,12 +3,15 @@ committed group map (``describe_groups``: R4, R16), timers, pending writes and s
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from core.types import Errors, GroupState
 from impl.java_gc.base import ACTIVE, JavaBase
 from impl.java_gc.group import ClassicGroup
 from impl.results import AppendView, DelayedOpView, GroupView, MemberView, TimerView
+
+if TYPE_CHECKING:
+    from impl.java_gc.coordinator import JavaGroupCoordinator
 
 DescribedMember = tuple[str, "str | None", str, str, bytes, bytes]
 
@@ -131,12 +134,12 @@ class ViewsMixin(JavaBase):
     # -- snapshots ----------------------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
         from impl.java_gc.snapshot import coordinator_to_state
-        return coordinator_to_state(self)
+        return coordinator_to_state(cast("JavaGroupCoordinator", self))
 
     @classmethod
     def from_state(cls, state: tuple[Any, ...], record_events: bool = False) -> Any:
         from impl.java_gc.snapshot import coordinator_from_state
-        return coordinator_from_state(cls, state, record_events)
+        return coordinator_from_state(cast("type[JavaGroupCoordinator]", cls), state, record_events)
 
 
 def _described(group: ClassicGroup) -> DescribedGroup:

@@ -74,3 +74,13 @@ def test_the_same_calls_give_the_same_bytes_and_answers() -> None:
         runs.append((pickle.dumps(c.to_state()), [f.result for f in futures]))
     assert runs[0] == runs[1]
     assert any(r is not None and r.error is Errors.COORDINATOR_NOT_AVAILABLE for r in runs[0][1])   # the timeout
+
+
+def test_the_views_change_nothing() -> None:
+    c = context("4.1", append_mode="deferred")
+    busy(c)
+    c.advance_time(100000)   # every deadline passed: events wait in the queue
+    before = c.to_state()
+    views = (c.due_timers(), c.timers(), c.delayed_operations(), c.pending_appends(), c.describe(GROUP),
+             c.describe_groups([GROUP, "other"]), c.next_deadline(), c.group_record(GROUP))
+    assert c.to_state() == before and views[0]   # reading the views ran and queued nothing

@@ -155,7 +155,7 @@ class JavaBase:
 
     offsets_commit_timeout_ms: int
 
-    def _queued(self) -> list[Any]:
+    def _due(self) -> list[Any]:
         raise NotImplementedError
 
     def update_static_member_then_rebalance_or_complete_join(

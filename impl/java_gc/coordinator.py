@@ -181,10 +181,10 @@ class JavaGroupCoordinator(JoinMixin, StaticMixin, RebalanceMixin, SyncMixin, Me
         """Move the clock, then run every due timer event in (deadline, seq) order until none is due."""
         self.advance_time(ms)
         while True:
-            queued = self._queued()
-            if not queued:
+            due = self._due()
+            if not due:
                 return
-            self.fire_timer(queued[0].seq)
+            self.fire_timer(due[0].seq)
 
     def advance_time(self, ms: int) -> None:
         """Move the clock only: due tasks expire into their partition's event queue (nothing runs yet)."""
@@ -197,10 +197,12 @@ class JavaGroupCoordinator(JoinMixin, StaticMixin, RebalanceMixin, SyncMixin, Me
         for index in sorted(self.partitions):
             self.partitions[index].timer.expire(self.now_ms)
 
-    def _queued(self) -> list[Any]:
-        self._expire()
-        queued = [t for i in sorted(self.partitions) for t in self.partitions[i].timer.queue]
-        return sorted(queued, key=lambda t: (t.deadline_ms, t.seq))
+    def _due(self) -> list[Any]:
+        """Timer events the loop can run now: queued ones and tasks already at their deadline (read-only)."""
+        due = [t for i in sorted(self.partitions) for t in self.partitions[i].timer.queue]
+        due += [t for i in sorted(self.partitions) for t in self.partitions[i].timer.scheduled()
+                if t.deadline_ms <= self.now_ms]
+        return sorted(due, key=lambda t: (t.deadline_ms, t.seq))
 
     def fire_timer(self, seq: int) -> None:
         """The event loop runs the queued event of timer task ``seq``: dropped if its key moved on (R1)."""

@@ -101,8 +101,8 @@ class ViewsMixin(JavaBase):
         return sorted(out, key=lambda t: t.seq)
 
     def due_timers(self) -> list[TimerView]:
-        """Timer events the loop can run now (expired, live or stale), by (deadline, seq)."""
-        return [TimerView(t.seq, t.deadline_ms, str(t.op[0]), t.key or "") for t in self._queued()]
+        """Timer events the loop can run now (expired, live or stale), by (deadline, seq); changes nothing."""
+        return [TimerView(t.seq, t.deadline_ms, str(t.op[0]), t.key or "") for t in self._due()]
 
     def delayed_operations(self) -> list[DelayedOpView]:
         """The live keyed timers (the 4.x counterpart of the purgatories' operations), by key."""

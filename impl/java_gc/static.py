@@ -43,9 +43,10 @@ class StaticMixin(JavaBase):
 
     def on_static_member_appended(self, write_future: ResponseFuture | None, callback: tuple[object, ...],
                                   error: Errors | None) -> None:
-        """The persisting write's callback (GMM:7218-7261): on failure revert the replacement and answer
-        UNKNOWN_MEMBER_ID-less with the mapped error; on success answer the new member (v9+ leader: skip
-        assignment)."""
+        """The persisting write's callback (GMM:7218-7261): on failure put the old member back and answer the
+        JoinGroup with the mapped error and no member id; on success answer the new member (a v9+ leader is told to
+        skip the assignment). A member replaced again before this write completed is left alone (Java's closure
+        would update the detached member; the client sees the service's mapped error either way)."""
         _, group, instance_id, old_member_id, new_member_id, old, current_leader, skip = callback
         assert isinstance(group, ClassicGroup) and isinstance(old, tuple)
         member = group.members.get(str(new_member_id))

@@ -231,9 +231,10 @@ DEFAULT_PROFILE = "3.9"
 SIBLING_RUNTIMES: Mapping[str, str] = MappingProxyType({"4.1": "impl.java_gc.coordinator:JavaGroupCoordinator"})
 
 
-def sibling_runtime(name: str) -> type | None:
-    """The coordinator class that runs profile ``name`` if a sibling runtime serves it, else None."""
-    target = SIBLING_RUNTIMES.get(name)
+def sibling_runtime(name: str | Profile) -> type | None:
+    """The coordinator class that runs profile ``name`` if a sibling runtime serves it, else None (a ``Profile``
+    value is always the Scala-shaped coordinator's)."""
+    target = SIBLING_RUNTIMES.get(name) if isinstance(name, str) else None
     if target is None:
         return None
     import importlib

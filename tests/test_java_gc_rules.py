@@ -30,6 +30,7 @@ def stable_pair(c: JavaGroupCoordinator, session: int = 10000, rebalance: int = 
 def test_registration_builds_the_java_runtime_but_keeps_4_1_out_of_the_profiles() -> None:
     assert isinstance(GroupCoordinator(CoordinatorConfig(profile="4.1")), JavaGroupCoordinator)
     assert "4.1" not in PROFILES and type(GroupCoordinator(CoordinatorConfig())) is GroupCoordinator
+    assert type(GroupCoordinator(CoordinatorConfig(profile=PROFILES["3.9"]))) is GroupCoordinator   # a Profile value
     with pytest.raises(UnknownProfileError):   # a Scala-shaped mutant is never redirected to the sibling runtime
         all_mutants()[0].cls(CoordinatorConfig(profile="4.1"))
 

@@ -72,6 +72,10 @@ class StaticMembershipMixin(CoordinatorBase):
         instance_id = req.group_instance_id
         assert rules is not None and instance_id is not None
         old_member_id = group.static_members[instance_id]
+        if not group.has(old_member_id):
+            # replaceGroupInstance/replaceStaticMember refuses before changing anything (Kafka's
+            # IllegalArgumentException; GroupMetadata.scala@2.4.1 L302-303, @2.7.0 L311-312, @3.9.0-rc3 L324-325)
+            raise IllegalStateError(f"cannot replace non-existing member id {old_member_id}")
         leader_id = group.leader_id
         member = group.get(old_member_id)
         rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,

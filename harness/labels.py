@@ -194,9 +194,10 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
             return static
         simple = req.api == "OffsetCommit" and req.generation_id < 0 and not member
         if before.group is not None and not (mid and owner == mid):
-            # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut
-            # (2.x judges the member id alone: no cell for an unknown instance there)
-            unknown = "unknown-instance" if p.validate_current_member and not simple else ""
+            # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut; 2.x judges the
+            # member id alone except in JoinGroup (SPEC.md §3.1 J5b step 5: "or given instance id unknown")
+            unknown = ("unknown-instance" if (p.validate_current_member or req.api == "JoinGroup") and not simple
+                       else "")
             instance_cell = "fenced" if owner is not None else unknown
     if req.api == "JoinGroup":
         config = world.coord.config

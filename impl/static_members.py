@@ -45,19 +45,21 @@ class StaticMembershipMixin(CoordinatorBase):
         return group_instance_id is not None and self.static_rules() is None
 
     def current_member_error(self, group: GroupMetadata, member_id: str,
-                             group_instance_id: str | None) -> Errors | None:
+                             group_instance_id: str | None, join: bool = False) -> Errors | None:
         """Is (member_id, instance id) a current member? SPEC.md §3.1 J5b 4–5, §3.2 2, §3.3, §3.5.
 
-        2.3+: an instance id that maps to another member id → FENCED_INSTANCE_ID; [3.x validateCurrentMember]
-        an instance id that maps to nothing → UNKNOWN_MEMBER_ID; then the member id must be a member.
-        Without KIP-345 the instance id is not part of the request and only the member id counts.
+        2.3+: an instance id that maps to another member id → FENCED_INSTANCE_ID; an instance id that maps to
+        nothing → UNKNOWN_MEMBER_ID for a JoinGroup (``join``) in every release (J5b step 5; 2.x doJoinGroup's
+        groupInstanceIdNotFound, GroupCoordinator.scala@2.4.1 L287-291, @2.7.0 L276-280) and for every API in 3.x
+        (validateCurrentMember); then the member id must be a member. Without KIP-345 the instance id is not part
+        of the request and only the member id counts.
         """
         rules = self.static_rules()
         if rules is not None and group_instance_id is not None:
             owner = group.static_member_id(group_instance_id)
             if owner is not None and owner != member_id:
                 return Errors.FENCED_INSTANCE_ID
-            if owner is None and rules.validate_current_member:
+            if owner is None and (rules.validate_current_member or join):
                 return Errors.UNKNOWN_MEMBER_ID
         return None if group.has(member_id) else Errors.UNKNOWN_MEMBER_ID
 

@@ -85,7 +85,8 @@ def _refused(p: ModelProfile, w: SW, kind: str, cell: str, i: Expr | None) -> Ws
                      and w.holds(w.get("status", i) == STATUS[PENDING]))
     if cell == "fenced" and not absent and not pending_leave:   # J5b 4, §3.2 2, §3.3, §3.4, §3.5
         return refuse(ERROR["FENCED_INSTANCE_ID"])
-    if cell == "unknown-instance" and p.validate_current_member and not absent and not pending_leave:
+    unknown_instance = cell == "unknown-instance" and (p.validate_current_member or api == "JoinGroup")   # J5b 5
+    if unknown_instance and not absent and not pending_leave:
         return refuse(ERROR["UNKNOWN_MEMBER_ID"])
     if api == "JoinGroup":
         return [] if w.holds(valid) else refuse(ERROR["UNKNOWN_MEMBER_ID"])

@@ -174,6 +174,9 @@ class StaticMembershipMixin(CoordinatorBase):
         if member_id != "" and group.is_static_member_fenced(member_id, group_instance_id):
             return Errors.FENCED_INSTANCE_ID
         if self.profile.pending_members and group.is_pending_member(member_id):
+            if group_instance_id is not None:   # a pending id never is static (GroupCoordinator.scala@2.4.1 L471-474)
+                raise IllegalStateError(f"static member {group_instance_id} was not expected to leave group "
+                                        f"{group.group_id} from the pending member bucket with member id {member_id}")
             return self._leave_member(group, member_id)
         if owner is None and not group.has(member_id):
             return Errors.UNKNOWN_MEMBER_ID

@@ -56,6 +56,8 @@ class JoinGroupResult:
 class SyncGroupResult:
     error: Errors
     assignment: bytes = b""
+    protocol_type: str | None = None   # [2.5+, SyncGroup v5, KIP-559] the group's, on a successful answer
+    protocol_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

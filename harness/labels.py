@@ -194,9 +194,10 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
             return static
         simple = req.api == "OffsetCommit" and req.generation_id < 0 and not member
         if before.group is not None and not (mid and owner == mid):
-            # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut
-            # (2.x judges the member id alone: no cell for an unknown instance there)
-            unknown = "unknown-instance" if p.validate_current_member and not simple else ""
+            # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut; 2.x judges the
+            # member id alone except in JoinGroup (SPEC.md §3.1 J5b step 5: "or given instance id unknown")
+            unknown = ("unknown-instance" if (p.validate_current_member or req.api == "JoinGroup") and not simple
+                       else "")
             instance_cell = "fenced" if owner is not None else unknown
     if req.api == "JoinGroup":
         config = world.coord.config
@@ -215,6 +216,11 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
                                   and req.group_instance_id is None else "JoinGroup/new", i, cell)
         changed = member and before.protocols[mid] != (req.protocol_type, req.protocols)
         return AbstractAction("JoinGroup/changed" if changed else "JoinGroup/known", i, cell)
+    if (not cell and req.api == "LeaveGroup" and not p.validate_current_member and instance is not None and mid
+            and state.slots[i].status == PENDING and instance_cell != "fenced"):
+        # [2.4] §3.4: past the fencing check, a pending id carrying an instance id is an IllegalStateException
+        # (GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480)
+        cell = "static-pending"
     cell = cell or instance_cell
     if req.api == "OffsetCommit" and req.generation_id < 0 and not member:
         return AbstractAction("OffsetCommit/simple", i, cell)
@@ -226,7 +232,8 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
 def predicted_error(world: World, before: Before) -> bool:
     """Whether the step's IllegalStateError is one the model predicts, with the coordinator's state untouched: a
     request labelled ``static-pending`` — a JoinGroup carrying a group.instance.id from a pending member id (SPEC.md
-    §3.1 J5b step 3) throws before it changes anything, so later answers are still the model's to predict."""
+    §3.1 J5b step 3), or a 2.x LeaveGroup doing so (§3.4 [2.4]) — throws before it changes anything, so later
+    answers are still the model's to predict."""
     if before.request is None or before.action is None or before.unlabelled:
         return False
     found = label(world, before, before.action, padded(before.state, len(before.state.slots) + 1))

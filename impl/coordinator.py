@@ -15,9 +15,9 @@ from impl.profiles import Profile, get_profile, sibling_runtime
 from impl.purgatory import DelayedOperationPurgatory, MockTimer
 from impl.rebalance import RebalanceMixin
 from impl.static_members import StaticMembershipMixin, StaticRejoin
-from impl.results import (AppendView, CommitResult, CoordinatorConfig, DelayedOpView, GroupView,
-                          HeartbeatResult, JoinGroupResult, LeaveGroupResult, MemberView, ResponseFuture,
-                          SyncGroupResult, TimerView)
+from impl.results import (AppendView, CommitResult, CoordinatorConfig, DelayedOpView, GroupSummary, GroupView,
+                          HeartbeatResult, JoinGroupResult, LeaveGroupResult, MemberSummary, MemberView,
+                          ResponseFuture, SyncGroupResult, TimerView)
 
 PR, CR, S, E, D = (GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE, GroupState.STABLE,
                    GroupState.EMPTY, GroupState.DEAD)
@@ -105,8 +105,8 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
 
     def _precheck(self, group_id: str | None, api: str) -> Errors | None:
         """validateGroupStatus (SPEC.md §3.0); the order of the last two checks depends on the release."""
-        if group_id is None or (group_id == "" and api != "OffsetCommit"):
-            return Errors.INVALID_GROUP_ID
+        if group_id is None or (group_id == "" and api not in ("OffsetCommit", "DescribeGroups")):
+            return Errors.INVALID_GROUP_ID   # isValidGroupId: "" is a group for commits and describes only
         checks = [(group_id in self.unloaded, Errors.NOT_COORDINATOR)]
         if api != "SyncGroup" or self.profile.sync_checks_loading:
             checks.append((group_id in self.loading, Errors.COORDINATOR_LOAD_IN_PROGRESS))
@@ -416,6 +416,23 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
                          frozenset(group.pending_sync_members), group.num_members_awaiting_join,
                          tuple(sorted(group.supported_protocols.items())), group.new_member_added,
                          tuple(sorted(group.static_members.items())))
+
+    def describe_group(self, group_id: str) -> GroupSummary:
+        """DescribeGroups: the pre-check, then an absent group as Dead, else the group's summary, whose protocol and
+        member metadata/assignment show only when Stable (GroupCoordinator.scala@2.4.1 L778-790, GroupMetadata.scala
+        @2.4.1 L549-561; the same at 2.7.0 and 3.9.0)."""
+        error = self._precheck(group_id, "DescribeGroups")
+        if error is not None:
+            return GroupSummary(error, "", "", "")
+        group = self.groups.get(group_id)
+        if group is None:
+            return GroupSummary(Errors.NONE, self.profile.state_name(D), "", "")
+        protocol = group.protocol_name if group.is_(S) else None
+        members = tuple(MemberSummary(m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                                      b"" if protocol is None else m.metadata(protocol),
+                                      b"" if protocol is None else m.assignment) for m in group.all_members())
+        return GroupSummary(Errors.NONE, self.profile.state_name(group.state), group.protocol_type or "",
+                            protocol or "", members)
 
     def delayed_operations(self) -> list[DelayedOpView]:
         """Every uncompleted operation watched in either purgatory, by key then seq."""

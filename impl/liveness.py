@@ -135,7 +135,7 @@ class LivenessMixin(CoordinatorBase):
         elif group.is_(S):
             self._remove_pending_sync_member(group, member_id)
             member = group.get(member_id)
-            future.complete(SyncGroupResult(Errors.NONE, member.assignment))
+            future.complete(SyncGroupResult(Errors.NONE, member.assignment, *self._sync_protocol(group, Errors.NONE)))
             self.complete_and_schedule_next_expiration(group, member)
         else:
             raise IllegalStateError(f"reached unexpected condition for Dead group {group.group_id}")
@@ -192,9 +192,17 @@ class LivenessMixin(CoordinatorBase):
             member.assignment = b""
         self._propagate_assignment(group, error)
 
+    def _sync_protocol(self, group: GroupMetadata, error: Errors) -> tuple[str | None, str | None]:
+        """[2.5+, KIP-559] a successful SyncGroup answer names the group's protocol type and name; an error answer
+        names neither (GroupCoordinator.scala@2.7.0 L444, L936-945; @3.9.0-rc3 L641, L1259-1268)."""
+        if error is Errors.NONE and self.profile.join_response_has_protocol_type:
+            return group.protocol_type, group.protocol_name
+        return None, None
+
     def _propagate_assignment(self, group: GroupMetadata, error: Errors) -> None:
+        protocol = self._sync_protocol(group, error)
         for member in group.all_members():
-            result = SyncGroupResult(error, member.assignment if error is Errors.NONE else b"")
+            result = SyncGroupResult(error, member.assignment if error is Errors.NONE else b"", *protocol)
             if group.invoke_sync_callback(member, result):
                 # reset the session timeout of each member whose parked SyncGroup was answered
                 self.complete_and_schedule_next_expiration(group, member)

@@ -83,7 +83,8 @@ class Profile:
     dead_group_error: Errors
     #: JoinGroup/SyncGroup test Dead before protocol/member checks (2.3+); E0 tested it after them
     dead_check_first: bool
-    #: JoinGroup responses carry the protocol type (2.5+, SPEC.md §3.1)
+    #: JoinGroup responses carry the protocol type, and successful SyncGroup responses the protocol type and name
+    #: (KIP-559, 2.5+, SPEC.md §3.1, §3.2 step 4)
     join_response_has_protocol_type: bool
     #: generation carried by JoinGroup error responses: 0 before 2.2, NoGeneration (-1) after (SPEC.md §3.1)
     join_error_generation: int

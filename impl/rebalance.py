@@ -41,7 +41,8 @@ class RebalanceMixin(CoordinatorBase):
                 raise IllegalStateError(f"unexpected JoinGroup with group instance id {req.group_instance_id} "
                                         f"for pending member {req.member_id}")   # a pending id is never static
             self.add_member_and_rebalance(group, req.member_id, req, future)
-        elif (member_error := self.current_member_error(group, req.member_id, req.group_instance_id)) is not None:
+        elif (member_error := self.current_member_error(group, req.member_id, req.group_instance_id,
+                                                        join=True)) is not None:
             future.complete(self.join_error(req.member_id, member_error))   # J5b 4–5: fenced, unknown
         elif group.is_(D):
             future.complete(self.join_error(req.member_id, p.dead_group_error))

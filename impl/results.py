@@ -137,6 +137,28 @@ class GroupView:
 
 
 @dataclass(frozen=True, slots=True)
+class MemberSummary:
+    """One member as DescribeGroups shows it: metadata (of the group's protocol) and assignment only when Stable."""
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSummary:
+    """A DescribeGroups answer (Kafka's handleDescribeGroup: its error and GroupMetadata.summary). ``state`` is the
+    release's state name, "" with a pre-check error; ``protocol`` is "" unless the group is Stable."""
+    error: Errors
+    state: str
+    protocol_type: str
+    protocol: str
+    members: tuple[MemberSummary, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
 class DelayedOpView:
     kind: str          # "DelayedJoin" | "InitialDelayedJoin" | "DelayedHeartbeat" | "DelayedSync"
     key: str           # watch key, e.g. "join:g", "member:g:c0-1", "sync:g"

@@ -45,19 +45,21 @@ class StaticMembershipMixin(CoordinatorBase):
         return group_instance_id is not None and self.static_rules() is None
 
     def current_member_error(self, group: GroupMetadata, member_id: str,
-                             group_instance_id: str | None) -> Errors | None:
+                             group_instance_id: str | None, join: bool = False) -> Errors | None:
         """Is (member_id, instance id) a current member? SPEC.md §3.1 J5b 4–5, §3.2 2, §3.3, §3.5.
 
-        2.3+: an instance id that maps to another member id → FENCED_INSTANCE_ID; [3.x validateCurrentMember]
-        an instance id that maps to nothing → UNKNOWN_MEMBER_ID; then the member id must be a member.
-        Without KIP-345 the instance id is not part of the request and only the member id counts.
+        2.3+: an instance id that maps to another member id → FENCED_INSTANCE_ID; an instance id that maps to
+        nothing → UNKNOWN_MEMBER_ID for a JoinGroup (``join``) in every release (J5b step 5; 2.x doJoinGroup's
+        groupInstanceIdNotFound, GroupCoordinator.scala@2.4.1 L287-291, @2.7.0 L276-280) and for every API in 3.x
+        (validateCurrentMember); then the member id must be a member. Without KIP-345 the instance id is not part
+        of the request and only the member id counts.
         """
         rules = self.static_rules()
         if rules is not None and group_instance_id is not None:
             owner = group.static_member_id(group_instance_id)
             if owner is not None and owner != member_id:
                 return Errors.FENCED_INSTANCE_ID
-            if owner is None and rules.validate_current_member:
+            if owner is None and (rules.validate_current_member or join):
                 return Errors.UNKNOWN_MEMBER_ID
         return None if group.has(member_id) else Errors.UNKNOWN_MEMBER_ID
 
@@ -72,6 +74,10 @@ class StaticMembershipMixin(CoordinatorBase):
         instance_id = req.group_instance_id
         assert rules is not None and instance_id is not None
         old_member_id = group.static_members[instance_id]
+        if not group.has(old_member_id):
+            # replaceGroupInstance/replaceStaticMember refuses before changing anything (Kafka's
+            # IllegalArgumentException; GroupMetadata.scala@2.4.1 L302-303, @2.7.0 L311-312, @3.9.0-rc3 L324-325)
+            raise IllegalStateError(f"cannot replace non-existing member id {old_member_id}")
         leader_id = group.leader_id
         member = group.get(old_member_id)
         rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,
@@ -168,6 +174,9 @@ class StaticMembershipMixin(CoordinatorBase):
         if member_id != "" and group.is_static_member_fenced(member_id, group_instance_id):
             return Errors.FENCED_INSTANCE_ID
         if self.profile.pending_members and group.is_pending_member(member_id):
+            if group_instance_id is not None:   # a pending id never is static (GroupCoordinator.scala@2.4.1 L471-474)
+                raise IllegalStateError(f"static member {group_instance_id} was not expected to leave group "
+                                        f"{group.group_id} from the pending member bucket with member id {member_id}")
             return self._leave_member(group, member_id)
         if owner is None and not group.has(member_id):
             return Errors.UNKNOWN_MEMBER_ID

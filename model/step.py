@@ -340,9 +340,11 @@ def outcomes(state: State, action: AbstractAction, profile: str | ModelProfile, 
 #:   stale                       a member's SyncGroup/Heartbeat/OffsetCommit with another generation
 #:   unsupported                 JoinGroup with a group.instance.id to a release without KIP-345 (§3.1)
 #:   fenced                      the request's group.instance.id maps to another member id (§3.8, KIP-345)
-#:   unknown-instance            its group.instance.id maps to nothing: 3.x UNKNOWN_MEMBER_ID, 2.x ignores it
+#:   unknown-instance            its group.instance.id maps to nothing: UNKNOWN_MEMBER_ID in 3.x, and in 2.x for
+#:                               JoinGroup only (J5b step 5; other 2.x APIs ignore it)
 #:   changed                     (JoinGroup/static-rejoin only) the restart carries other protocol metadata
-#:   static-pending              (JoinGroup/known only) a pending member id sent with a group.instance.id (J5b 3)
+#:   static-pending              (JoinGroup/known; LeaveGroup in 2.x) a pending member id sent with a
+#:                               group.instance.id (J5b 3; §3.4 [2.4], GroupCoordinator.scala@2.4.1 L471-474)
 #: and a request whose slot is not a member (nor, for JoinGroup/LeaveGroup, a pending id) is from an
 #: unknown member id.
 REQUEST_CELLS_KINDS = frozenset({"JoinGroup/known", "JoinGroup/changed", "JoinGroup/new", "JoinGroup/new-pending",
@@ -384,13 +386,16 @@ def _refused(p: ModelProfile, w: W, action: AbstractAction) -> Ws | None:
         return refuse("INCONSISTENT_GROUP_PROTOCOL")
     if cell == "static-pending":   # J5b step 3: a pending id never is static, so Kafka throws IllegalStateException
         # and the request handler sends the API's error response (no member id, generation −1); nothing changed
-        return [w.answer(i, api, "UNKNOWN_SERVER_ERROR", NONE_GEN, ERROR_NO_ID)]
+        if api == "JoinGroup":
+            return [w.answer(i, api, "UNKNOWN_SERVER_ERROR", NONE_GEN, ERROR_NO_ID)]
+        return refuse("UNKNOWN_SERVER_ERROR")
     # §3.4 [3.x]: a LeaveGroup from a pending member id removes it before validateCurrentMember reads the
     # instance id ([2.4]: the fencing check comes first)
     pending_leave = api == "LeaveGroup" and p.validate_current_member and w.slots[i].status == PENDING
     if cell == "fenced" and w.group != ABSENT_GROUP and not pending_leave:   # J5b 4, §3.2 2, §3.3, §3.4, §3.5
         return refuse("FENCED_INSTANCE_ID")
-    if cell == "unknown-instance" and p.validate_current_member and w.group != ABSENT_GROUP and not pending_leave:
+    unknown_instance = cell == "unknown-instance" and (p.validate_current_member or api == "JoinGroup")
+    if unknown_instance and w.group != ABSENT_GROUP and not pending_leave:
         return refuse("UNKNOWN_MEMBER_ID")
     if api == "JoinGroup":
         return None if _valid_requester(w, action) else refuse("UNKNOWN_MEMBER_ID")

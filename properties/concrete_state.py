@@ -287,6 +287,7 @@ def dead_not_cached(obs: Observation) -> Witness | None:
 
 #: the documented finding (properties/findings.py) whose IllegalStateException the property below excuses while the
 #: checkers excuse it: SPEC.md §3.1 J5b step 3, a JoinGroup carrying a group.instance.id from a pending member id
+#: (and on 2.x a LeaveGroup doing so, §3.4 [2.4]: GroupCoordinator.scala@2.4.1 L471-474)
 STATIC_PENDING_JOIN = "instance-id-with-a-pending-member-id-throws"
 
 
@@ -301,7 +302,7 @@ def no_illegal_state(before: Observation, step: Step, after: Observation) -> Wit
     if not thrown:
         return None
     req, g = delivered_request(before, step), before.group
-    if (excused(STATIC_PENDING_JOIN) and req is not None and req.api == "JoinGroup" and req.member_id
+    if (excused(STATIC_PENDING_JOIN) and req is not None and req.api in ("JoinGroup", "LeaveGroup") and req.member_id
             and req.group_instance_id is not None and g is not None and req.member_id in g.pending_members):
         return None
     return {"errors": after.errors, "last_error": thrown[-1]}

@@ -82,18 +82,18 @@ def test_r3_heartbeats_wait_for_earlier_writes_but_join_answers_do_not() -> None
     assert h.result.error is Errors.NONE
 
 
-def test_r4_describe_groups_sees_committed_creations_and_live_fields() -> None:
+def test_r4_describe_group_sees_committed_creations_and_live_fields() -> None:
     c = context("4.1", append_mode="deferred")
     f = join(c)
-    assert c.describe_groups([GROUP])[0].error is Errors.GROUP_ID_NOT_FOUND and c.describe(GROUP).state is PR
+    assert c.describe_group(GROUP).error is Errors.GROUP_ID_NOT_FOUND and c.describe(GROUP).state is PR
     c.complete_appends()
     c.advance(3000)
     leader = f.result.member_id
     sync(c, leader, 1, assignments={leader: b"x"})   # uncommitted: the group is still CompletingRebalance
-    described = c.describe_groups([GROUP])[0]
+    described = c.describe_group(GROUP)
     assert (described.error, described.state) == (Errors.NONE, "CompletingRebalance")
     join(c, session=500)   # a new member: uncommitted-free change, visible at once
-    assert c.describe_groups([GROUP])[0].state == "PreparingRebalance"
+    assert c.describe_group(GROUP).state == "PreparingRebalance"
 
 
 def test_r5_a_failed_new_group_write_reverts_the_group_but_not_an_answer_already_sent() -> None:
@@ -102,7 +102,7 @@ def test_r5_a_failed_new_group_write_reverts_the_group_but_not_an_answer_already
     parked = join(c, instance="static-1")
     assert first.result.error is Errors.MEMBER_ID_REQUIRED and not parked.done
     c.flush(error=Errors.NOT_ENOUGH_REPLICAS)
-    assert c.describe(GROUP) is None and c.describe_groups([GROUP])[0].error is Errors.GROUP_ID_NOT_FOUND
+    assert c.describe(GROUP) is None and c.describe_group(GROUP).error is Errors.GROUP_ID_NOT_FOUND
     assert first.result.error is Errors.MEMBER_ID_REQUIRED   # answered before: stays answered
     assert parked.result.error is Errors.COORDINATOR_NOT_AVAILABLE
     assert join(c, first.result.member_id, known=True).result.error is Errors.UNKNOWN_MEMBER_ID
@@ -226,12 +226,12 @@ def test_r15_offset_commit_to_a_missing_group() -> None:
     assert c.describe(GROUP).state is E and c.describe(GROUP).protocol_type is None   # a "simple" group
 
 
-def test_r16_describe_groups_versions() -> None:
+def test_r16_describe_group_versions() -> None:
     c = context("4.1")
-    assert c.describe_groups(["nope"], 6)[0].error is Errors.GROUP_ID_NOT_FOUND
-    assert c.describe_groups(["nope"], 5)[0].error is Errors.NONE
-    assert {c.describe_groups(["nope"], v)[0].state for v in (5, 6)} == {"Dead"}
-    assert c.describe_groups([None])[0].error is Errors.INVALID_GROUP_ID
+    assert c.describe_group("nope", 6).error is Errors.GROUP_ID_NOT_FOUND
+    assert c.describe_group("nope", 5).error is Errors.NONE
+    assert {c.describe_group("nope", v).state for v in (5, 6)} == {"Dead"}
+    assert c.describe_group(None).error is Errors.INVALID_GROUP_ID
 
 
 def test_unload_fails_pending_writes_and_load_rebuilds_from_committed_records() -> None:

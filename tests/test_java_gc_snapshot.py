@@ -82,5 +82,5 @@ def test_the_views_change_nothing() -> None:
     c.advance_time(100000)   # every deadline passed: events wait in the queue
     before = c.to_state()
     views = (c.due_timers(), c.timers(), c.delayed_operations(), c.pending_appends(), c.describe(GROUP),
-             c.describe_groups([GROUP, "other"]), c.next_deadline(), c.group_record(GROUP))
+             c.describe_group(GROUP), c.describe_group("other"), c.next_deadline(), c.group_record(GROUP))
     assert c.to_state() == before and views[0]   # reading the views ran and queued nothing

@@ -126,6 +126,16 @@ def test_an_unknown_instance_id_is_refused_only_by_validate_current_member(profi
 
 
 @pytest.mark.parametrize("profile", STATIC)
+def test_a_join_with_an_unknown_instance_id_is_refused_in_every_release(profile: str) -> None:
+    """J5b step 5 ("memberId not in group (or given instance id unknown) → UNKNOWN_MEMBER_ID"): JoinGroup refuses
+    it in 2.x too (GroupCoordinator.scala@2.4.1 L287-291 groupInstanceIdNotFound; Kafka's
+    staticMemberJoinWithUnknownInstanceIdAndKnownMemberId); only the other 2.x APIs ignore the instance id."""
+    state = stable(LEADER, FOLLOWER)
+    found = run(state, "JoinGroup/known", profile, 1, "unknown-instance")
+    assert found == [(state, (Answer(1, "JoinGroup", "UNKNOWN_MEMBER_ID", "none", "error+id"),), ())]
+
+
+@pytest.mark.parametrize("profile", STATIC)
 @pytest.mark.parametrize("cell", ["fenced", "unknown-instance"])
 def test_a_leave_of_a_pending_id_is_judged_by_the_instance_id_only_before_3_x(profile: str, cell: str) -> None:
     """§3.4: [2.4] memberId ≠ "" and static fenced → FENCED_INSTANCE_ID, *then* a pending id is removed; [3.x] a
@@ -138,8 +148,12 @@ def test_a_leave_of_a_pending_id_is_judged_by_the_instance_id_only_before_3_x(pr
             ((LEADER, FOLLOWER, FREE), (Answer(2, "LeaveGroup", "NONE"),))]
     elif cell == "fenced":
         assert found == [(state, (Answer(2, "LeaveGroup", "FENCED_INSTANCE_ID"),), ())]
-    else:   # 2.x judges the member id alone: the pending id is removed
-        assert [answers for _, answers, _ in found] == [(Answer(2, "LeaveGroup", "NONE"),)]
+    else:
+        # [2.4] past the fencing check a pending id carrying an instance id throws IllegalStateException
+        # (GroupCoordinator.scala@2.4.1 L471-474): the labeller calls that static-pending; the handler answers
+        # UNKNOWN_SERVER_ERROR and nothing changed (Kafka's staticMemberLeaveWithIllegalStateAsPendingMember)
+        assert run(state, "LeaveGroup", profile, 2, "static-pending") == [
+            (state, (Answer(2, "LeaveGroup", "UNKNOWN_SERVER_ERROR"),), ())]
 
 
 @pytest.mark.parametrize("profile", STATIC)

@@ -3,6 +3,6 @@ the Scala-shaped coordinator in impl/, behind the same public surface (DESIGN.md
 then runtime.py (the event loop, writes and commits), joining.py, rebalance.py, syncing.py, members.py."""
 from impl.java_gc.choices import ChoicePoint
 from impl.java_gc.coordinator import JavaGroupCoordinator
-from impl.java_gc.views import DescribedGroup, TaskView
+from impl.java_gc.views import TaskView
 
-__all__ = ["ChoicePoint", "DescribedGroup", "JavaGroupCoordinator", "TaskView"]
+__all__ = ["ChoicePoint", "JavaGroupCoordinator", "TaskView"]

@@ -13,7 +13,7 @@ from types import MappingProxyType
 from core.types import Errors, GroupState
 from impl.group import IllegalStateError
 from impl.java_gc.choices import Choices
-from impl.results import JoinGroupResult, ResponseFuture, SyncGroupResult
+from impl.results import JoinGroupResult, MemberSummary, ResponseFuture, SyncGroupResult
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -89,10 +89,12 @@ class ClassicGroupMember:
                 return name
         raise IllegalStateError(f"member {self.member_id} supports none of the candidate protocols")
 
-    def describe(self, protocol_name: str | None = None) -> tuple[str, str | None, str, str, bytes, bytes]:
-        """describe / describeNoMetadata: a DescribeGroups member, with the metadata of ``protocol_name`` if given."""
+    def describe(self, protocol_name: str | None = None) -> MemberSummary:
+        """describe / describeNoMetadata (CGM:355-369): a DescribeGroups member, with the metadata of
+        ``protocol_name`` if given; the assignment always (3.9 showed it only when Stable)."""
         metadata = b"" if protocol_name is None else self.metadata(protocol_name)
-        return (self.member_id, self.group_instance_id, self.client_id, self.client_host, metadata, self.assignment)
+        return MemberSummary(self.member_id, self.group_instance_id, self.client_id, self.client_host, metadata,
+                             self.assignment)
 
     def has_satisfied_heartbeat(self) -> bool:
         """ClassicGroupMember.java:207-215 (R13): a new member never counts as alive by parking."""

@@ -1,5 +1,5 @@
 """Read-only views of the Java coordinator: the live group (``describe``), the DescribeGroups API over the
-committed group map (``describe_groups``: R4, R16), timers, pending writes and snapshots."""
+committed group map (``describe_group``: R4, R16), timers, pending writes and snapshots."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -7,26 +7,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 from core.types import Errors, GroupState
 from impl.java_gc.base import ACTIVE, JavaBase
-from impl.java_gc.group import ClassicGroup
-from impl.results import AppendView, DelayedOpView, GroupView, MemberView, TimerView
+from impl.results import AppendView, DelayedOpView, GroupSummary, GroupView, MemberView, TimerView
 
 if TYPE_CHECKING:
     from impl.java_gc.coordinator import JavaGroupCoordinator
-
-DescribedMember = tuple[str, "str | None", str, str, bytes, bytes]
-
-
-@dataclass(frozen=True, slots=True)
-class DescribedGroup:
-    """One group of a DescribeGroups answer; members: (member_id, instance_id, client_id, client_host,
-    metadata (only when Stable), assignment)."""
-
-    group_id: str
-    error: Errors
-    state: str = ""
-    protocol_type: str = ""
-    protocol_data: str = ""
-    members: tuple[DescribedMember, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,31 +42,27 @@ class ViewsMixin(JavaBase):
                          tuple(sorted(group.supported_protocols.items())), group.new_member_added,
                          tuple(sorted(group.static_members.items())))
 
-    def describe_groups(self, group_ids: list[str | None], api_version: int = 6) -> list[DescribedGroup]:
-        """DescribeGroups (GCS:1270-1318, GMM:737-790): a group is described if its creation is committed;
-        its fields are read live, as ClassicGroup is not a timeline structure (R4). An unknown group is Dead,
+    def describe_group(self, group_id: str | None, api_version: int = 6) -> GroupSummary:
+        """DescribeGroups for one group (GCS:1270-1318, GMM:737-790): a group is described once its creation is
+        committed, its fields read live (ClassicGroup is not a timeline structure: R4); an unknown group is Dead,
         with GROUP_ID_NOT_FOUND from v6 (R16)."""
-        out: list[DescribedGroup] = []
-        for group_id in group_ids:
-            if not self.active:
-                out.append(DescribedGroup(group_id or "", Errors.COORDINATOR_NOT_AVAILABLE))
-            elif group_id is None:
-                out.append(DescribedGroup("", Errors.INVALID_GROUP_ID))
-            else:
-                out.append(self._describe_one(group_id, api_version))
-        return out
-
-    def _describe_one(self, group_id: str, api_version: int) -> DescribedGroup:
+        if not self.active:
+            return GroupSummary(Errors.COORDINATOR_NOT_AVAILABLE, "", "", "")
+        if group_id is None:
+            return GroupSummary(Errors.INVALID_GROUP_ID, "", "", "")
         part = self.partitions.get(self.partition_for(group_id))
         if part is None or part.state != ACTIVE:
             error = Errors.NOT_COORDINATOR if part is None else Errors.COORDINATOR_LOAD_IN_PROGRESS
-            return DescribedGroup(group_id, error)
+            return GroupSummary(error, "", "", "")
         visible = part.visible_at.get(group_id, -1)
         group = part.groups.get(group_id)
         if group is None or visible is None or visible < 0 or visible > part.log.committed:
-            return DescribedGroup(group_id, Errors.GROUP_ID_NOT_FOUND if api_version >= 6 else Errors.NONE,
-                                  GroupState.DEAD.value)
-        return _described(group)
+            return GroupSummary(Errors.GROUP_ID_NOT_FOUND if api_version >= 6 else Errors.NONE,
+                                GroupState.DEAD.value, "", "")
+        stable = group.is_(GroupState.STABLE)
+        members = tuple(m.describe(group.protocol_name if stable else None) for m in group.all_members())
+        return GroupSummary(Errors.NONE, group.state.value, group.protocol_type or "",
+                            (group.protocol_name or "") if stable else "", members)
 
     def group_record(self, group_id: str) -> Any:
         """The group's last committed GroupMetadata record (what a load rebuilds it from), or None."""
@@ -141,9 +121,3 @@ class ViewsMixin(JavaBase):
         from impl.java_gc.snapshot import coordinator_from_state
         return coordinator_from_state(cast("type[JavaGroupCoordinator]", cls), state, record_events)
 
-
-def _described(group: ClassicGroup) -> DescribedGroup:
-    stable = group.is_(GroupState.STABLE)
-    members = tuple(m.describe(group.protocol_name if stable else None) for m in group.all_members())
-    return DescribedGroup(group.group_id, Errors.NONE, group.state.value, group.protocol_type or "",
-                          (group.protocol_name or "") if stable else "", members)

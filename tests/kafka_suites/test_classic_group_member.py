@@ -6,7 +6,7 @@ import pytest
 
 from impl.group import IllegalStateError
 from impl.java_gc.group import ClassicGroupMember
-from impl.results import ResponseFuture
+from impl.results import MemberSummary, ResponseFuture
 from tests.kafka_suites.registry import Suite, restates
 
 SUITE = Suite(
@@ -83,10 +83,10 @@ def test_heartbeat_satisfied_by_a_parked_request_unless_new(profile: str) -> Non
 
 @restates("testDescribeNoMetadata", "4.1.1")
 def test_describe_without_metadata(profile: str) -> None:
-    assert member().describe() == ("member", "group-instance-id", "client-id", "client-host", b"", b"")
+    assert member().describe() == MemberSummary("member", "group-instance-id", "client-id", "client-host", b"", b"")
 
 
 @restates("testDescribe", "4.1.1")
 def test_describe_with_the_selected_protocols_metadata(profile: str) -> None:
     assert member((("range", b"\x00"),)).describe("range") == \
-        ("member", "group-instance-id", "client-id", "client-host", b"\x00", b"")
+        MemberSummary("member", "group-instance-id", "client-id", "client-host", b"\x00", b"")

@@ -3,8 +3,7 @@ DescribeGroups over the committed group map (R4, R16), and a partition's unload.
 from __future__ import annotations
 
 from core.types import Errors, GroupState
-from impl import LeaveGroupResult
-from impl.java_gc import DescribedGroup
+from impl import GroupSummary, LeaveGroupResult, MemberSummary
 from tests.kafka_suites.gmm_context import (GROUP, INITIAL_DELAY_MS, context, create_group, group, join,
                                             join_and_complete, join_as_dynamic_and_complete_join,
                                             setup_group_with_pending_member, static_members_join_and_rebalance,
@@ -28,37 +27,37 @@ def leave(c: object, *members: tuple[str, str | None], group_id: str = GROUP) ->
 def test_describe_a_stable_group_once_its_creation_is_committed(profile: str) -> None:
     c = context(profile, append_mode="deferred")
     f = join(c)
-    assert c.describe_groups([GROUP]) == [DescribedGroup(GROUP, Errors.GROUP_ID_NOT_FOUND, "Dead")]
+    assert c.describe_group(GROUP) == GroupSummary(Errors.GROUP_ID_NOT_FOUND, "Dead", "", "")
     c.complete_appends()
     c.advance(INITIAL_DELAY_MS)
     member_id = f.result.member_id
     s = sync(c, member_id, 1, assignments={member_id: b"\x00"})
     c.complete_appends()
     assert s.result.error is OK
-    assert c.describe_groups([GROUP]) == [DescribedGroup(
-        GROUP, OK, "Stable", "consumer", "range", ((member_id, None, "client", "/127.0.0.1", b"foo", b"\x00"),))]
+    assert c.describe_group(GROUP) == GroupSummary(
+        OK, "Stable", "consumer", "range", (MemberSummary(member_id, None, "client", "/127.0.0.1", b"foo", b"\x00"),))
 
 
 @restates("testDescribeGroupRebalancing", "4.1.1")
 def test_describe_a_rebalancing_group_omits_protocol_and_metadata(profile: str) -> None:
     c = context(profile, append_mode="deferred")
     f = join(c)
-    assert c.describe_groups([GROUP]) == [DescribedGroup(GROUP, Errors.GROUP_ID_NOT_FOUND, "Dead")]
+    assert c.describe_group(GROUP) == GroupSummary(Errors.GROUP_ID_NOT_FOUND, "Dead", "", "")
     c.complete_appends()
     member_id = group(c).leader_id
     assert not f.done and group(c).state is PR
-    assert c.describe_groups([GROUP]) == [DescribedGroup(
-        GROUP, OK, "PreparingRebalance", "consumer", "", ((member_id, None, "client", "/127.0.0.1", b"", b""),))]
+    assert c.describe_group(GROUP) == GroupSummary(
+        OK, "PreparingRebalance", "consumer", "", (MemberSummary(member_id, None, "client", "/127.0.0.1", b"", b""),))
 
 
 @restates("testDescribeGroupsGroupIdNotFoundException", "4.1.1")
 def test_describe_an_unknown_group_v6(profile: str) -> None:
-    assert context(profile).describe_groups([GROUP]) == [DescribedGroup(GROUP, Errors.GROUP_ID_NOT_FOUND, "Dead")]
+    assert context(profile).describe_group(GROUP) == GroupSummary(Errors.GROUP_ID_NOT_FOUND, "Dead", "", "")
 
 
 @restates("testDescribeGroupsBeforeV6GroupIdNotFoundException", "4.1.1")
 def test_describe_an_unknown_group_before_v6(profile: str) -> None:
-    assert context(profile).describe_groups([GROUP], api_version=5) == [DescribedGroup(GROUP, OK, "Dead")]
+    assert context(profile).describe_group(GROUP, api_version=5) == GroupSummary(OK, "Dead", "", "")
 
 
 @restates("testGroupStuckInRebalanceTimeoutDueToNonjoinedStaticMember", "4.1.1")

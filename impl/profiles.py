@@ -126,6 +126,13 @@ class Profile:
     #: static membership (KIP-345, 2.3.0+) and its per-release rules; None: a JoinGroup carrying
     #: group.instance.id is answered UNSUPPORTED_VERSION (impl/static.py)
     static_membership: StaticRules | None = None
+    #: GroupMetadata refuses (IllegalStateException) to add a static member whose group.instance.id is mapped and
+    #: to make a current member id pending (3.0.0, apache/kafka#9958; 3.9 GM 242-246, 344-350); 2.x has neither
+    member_id_guards: bool = False
+    #: a response callback that throws is logged, answered again with UNKNOWN_SERVER_ERROR and cleared (3.3.2,
+    #: apache/kafka#12910; 3.9 GM 537-572); before, the exception propagates and the member stays parked
+    #: (2.4.1 GM 500-521) — SPEC.md correction 5
+    callback_failure_answered: bool = False
 
     def state_name(self, state: GroupState) -> str:
         return self.state_names.get(state, state.value)
@@ -167,6 +174,7 @@ PROFILE_3_9 = Profile(
     remove_answers_parked_join=True, complete_removed_heartbeats=True, batch_leave=True,
     not_coordinator_before_loading=False, sync_checks_loading=True, commit_state_check_first=False,
     commit_creates_group=True, static_membership=STATIC_3_9,
+    member_id_guards=True, callback_failure_answered=True,
 )
 
 #: Kafka 2.4.1 (E3). Every switch set from SPEC.md for that release; see the comments for the non-obvious ones.

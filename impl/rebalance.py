@@ -74,7 +74,7 @@ class RebalanceMixin(CoordinatorBase):
         elif self.profile.pending_members and req.require_known_member_id and req.group_instance_id is None:
             # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance. Only a dynamic
             # member goes pending (KafkaApis: requireKnownMemberId = v4+ and no instance id; 3.x tests the id)
-            group.pending_members.add(new_member_id)
+            group.add_pending_member(new_member_id)
             self.add_pending_member_expiration(group, new_member_id, req.session_timeout_ms)
             future.complete(self.join_error(new_member_id, Errors.MEMBER_ID_REQUIRED))
         else:
@@ -204,7 +204,7 @@ class RebalanceMixin(CoordinatorBase):
             self._reschedule_after_join(group, member)
             member.is_new = False
             if p.delayed_sync:
-                group.pending_sync_members.add(member.member_id)
+                group.add_pending_sync_member(member.member_id)
         if p.delayed_sync:
             self.schedule_pending_sync(group)
 
@@ -230,13 +230,6 @@ class RebalanceMixin(CoordinatorBase):
         self.complete_and_schedule_next_expiration(group, member)
 
     def _init_next_generation(self, group: GroupMetadata) -> None:
-        group.generation_id += 1
-        if group.members:
-            group.protocol_name = group.select_protocol()
-            group.transition_to(CR, self.now_ms)
-        else:
-            group.protocol_name = None
-            group.transition_to(E, self.now_ms)
-        group.pending_sync_members.clear()
+        group.init_next_generation(self.now_ms)
         self._event(GenerationStarted, group.generation_id, self.profile.state_name(group.state), group.leader_id,
                     group.protocol_name)

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Hashable
 from core.events import StaticMemberReplaced
 from core.types import Errors, GroupState
 from impl.base import CoordinatorBase
-from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
-from impl.results import JoinGroupResult, ResponseFuture, SyncGroupResult
+from impl.group import GroupMetadata, IllegalArgumentError, IllegalStateError, MemberMetadata
+from impl.results import JoinGroupResult, ResponseFuture
 from impl.static import StaticRules
 
 if TYPE_CHECKING:
@@ -94,9 +94,7 @@ class StaticMembershipMixin(CoordinatorBase):
     def _replace_static_member(self, group: GroupMetadata, instance_id: str, old_member_id: str,
                                new_member_id: str) -> MemberMetadata:
         self._event(StaticMemberReplaced, instance_id, old_member_id, new_member_id)
-        return group.replace_static_member(instance_id, old_member_id, new_member_id,
-                                           self.join_error(old_member_id, Errors.FENCED_INSTANCE_ID),
-                                           SyncGroupResult(Errors.FENCED_INSTANCE_ID))
+        return group.replace_static_member(instance_id, old_member_id, new_member_id)
 
     def _static_rejoin_outside_join_phase(self, group: GroupMetadata, member: MemberMetadata,
                                           rejoin: StaticRejoin, rule: str) -> None:
@@ -138,8 +136,8 @@ class StaticMembershipMixin(CoordinatorBase):
             if member is not None:
                 group.invoke_join_callback(member, self._static_rejoin_result(group, rejoin))
             return
-        if member is None:
-            raise IllegalStateError(f"cannot revert non-existing member id {rejoin.new_member_id}")
+        if member is None:   # the revert's replaceStaticMember(new → old) throws (3.9 GC 1384, GM 324-325)
+            raise IllegalArgumentError(f"cannot replace non-existing member id {rejoin.new_member_id}")
         parked = member.awaiting_join
         group.update_member(member, rejoin.old_protocols, rejoin.old_rebalance_timeout_ms,
                             rejoin.old_session_timeout_ms, None)

@@ -73,11 +73,12 @@ class StaticMembershipMixin(CoordinatorBase):
         assert rules is not None and instance_id is not None
         old_member_id = group.static_members[instance_id]
         leader_id = group.leader_id
-        member = group.get(old_member_id)
+        # the replacement comes first (2.4.1 GC 211, 3.9 GC 1359): an instance id mapped to an id that is no member
+        # is its IllegalArgumentException (GM 3.9 324-325), answered UNKNOWN_SERVER_ERROR
+        member = self._replace_static_member(group, instance_id, old_member_id, new_member_id)
         rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,
                               member.rebalance_timeout_ms, member.session_timeout_ms, leader_id, future.key,
                               rules.skip_assignment and req.support_skipping_assignment)
-        self._replace_static_member(group, instance_id, old_member_id, new_member_id)
         # the old id's heartbeat op completes or expires harmlessly: that id is gone
         self.complete_and_schedule_next_expiration(group, member)
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, future)

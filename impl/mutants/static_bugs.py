@@ -12,9 +12,10 @@ from impl.mutants import mutant
 STATIC_RELEASES = ("2.4.1", "2.7.0", "3.9")
 
 
-@mutant("static-restart-added-as-new-member", catches="at-most-one-member-per-instance-id",
+@mutant("static-restart-added-as-new-member", catches=("at-most-one-member-per-instance-id", "no-illegal-state-error"),
         mistake="the JoinGroup of a restarted static member (member id \"\", known group.instance.id) does not look "
-                "the instance id up and adds a second member carrying it",
+                "the instance id up and adds a second member carrying it (3.x's GroupMetadata.add refuses it: "
+                "IllegalStateException, 3.9 GroupMetadata.scala 242-246)",
         profiles=STATIC_RELEASES)
 class StaticRestartAdded(GroupCoordinator):
     def is_known_static_instance(self, group: GroupMetadata, group_instance_id: str | None) -> bool:

@@ -167,6 +167,9 @@ class StaticMembershipMixin(CoordinatorBase):
         if member_id != "" and group.is_static_member_fenced(member_id, group_instance_id):
             return Errors.FENCED_INSTANCE_ID
         if self.profile.pending_members and group.is_pending_member(member_id):
+            if group_instance_id is not None:   # 2.4.1 GC 471-474, 2.7.0 GC 477-480: a pending id is never static
+                raise IllegalStateError(f"static member {group_instance_id} was not expected to leave group "
+                                        f"{group.group_id} from the pending members with member id {member_id}")
             return self._leave_member(group, member_id)
         if owner is None and not group.has(member_id):
             return Errors.UNKNOWN_MEMBER_ID

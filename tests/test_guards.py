@@ -188,3 +188,26 @@ def test_any_guard_inside_a_request_is_logged_and_answered_unknown_server_error(
     assert message.endswith("planted") and coord.errors == [f"0 {message}"]
     # the Java exception's name is logged with it, except IllegalStateException's (bare, as the logs always had it)
     assert message.startswith(error.kafka_exception) != (error is IllegalStateError)   # type: ignore[attr-defined]
+
+
+# -- GroupCoordinator: a LeaveGroup naming a pending member id with a group.instance.id ------------------------------
+#: 2.4.1 GC 471-474, 2.7.0 GC 477-480: IllegalStateException (a pending id is never static); 3.x removes the pending
+#: id before validateCurrentMember reads the instance id (finding leave-of-a-pending-member-id-ignores-its-instance-id)
+LEAVE_OF_PENDING_THROWS = {"2.4.1": True, "2.7.0": True, "3.9": False}
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_leave_of_a_pending_member_id_with_an_instance_id(profile: str) -> None:
+    coord = GroupCoordinator(CoordinatorConfig(profile=profile), record_events=True)
+    pending = join(coord, "c", "k", require_known_member_id=True).result.member_id
+    assert coord.describe("g").pending_members == {pending}
+    # Kafka's testPendingMemberWithUnexpectedInstanceIdBatchLeaveGroup: an unknown instance first, then the pending id
+    answer = coord.leave_group("g", [("", "unknown-instance"), (pending, "instanceId")]).result
+    if LEAVE_OF_PENDING_THROWS[profile]:
+        assert answer.error is Errors.UNKNOWN_SERVER_ERROR and coord.describe("g").pending_members == {pending}
+        [message] = logged(coord)
+        assert pending in message and "instanceId" in message
+    else:
+        assert answer.error is Errors.NONE and not logged(coord)
+        assert [e for _, _, e in answer.member_errors] == [Errors.UNKNOWN_MEMBER_ID, Errors.NONE]
+        assert coord.describe("g").pending_members == frozenset()

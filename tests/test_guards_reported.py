@@ -14,6 +14,7 @@ from typing import Any, Hashable
 
 import pytest
 
+from harness.excuses import unexcused
 from harness.scope import Scope
 from harness.world import World
 from impl.coordinator import GroupCoordinator
@@ -175,3 +176,27 @@ def test_the_static_restart_added_as_a_new_member_trips_3_9s_guard() -> None:
     assert step is not None and any("cannot be added to group" in e for e in world.coord.errors)
     instances = [m.group_instance_id for m in world.coord.groups[world.group_id].all_members()]
     assert len(instances) == len(set(instances))   # the guard kept the second member out
+
+
+@pytest.mark.parametrize("profile", ["2.4.1", "2.7.0"])
+def test_a_leave_of_a_pending_id_with_an_instance_id_is_the_documented_finding_before_3_0(profile: str) -> None:
+    """The static adversary sends its forged instance id with a Java consumer's pending member id in a LeaveGroup
+    before anyone holds that instance id: 2.x throws (GroupCoordinator.scala 2.4.1 471-474). The gate reports it
+    with the finding's excuse off, and excuses it as instance-id-with-a-pending-member-id-throws otherwise."""
+    scope, clients = STATIC_WALKS["static-mixed"]
+    script = [("JoinGroup", 0, None), ("DeliverRequest", 0, None), ("DeliverResponse", 0, None),
+              ("LeaveGroup", 2, 3), ("DeliverRequest", 2, None)]
+
+    def run_script() -> CheckedRun:
+        run = CheckedRun(World(profile, scope, clients=clients, seed=0, record=True))
+        for kind, client, arg in script:
+            [action] = [a for a in run.world.enabled()
+                        if a.kind == kind and a.client == client and (arg is None or a.arg == arg)][:1]
+            run.step(action)
+        return run
+    with unexcused(["instance-id-with-a-pending-member-id-throws"]):
+        run = run_script()
+    assert [(v.property, v.step) for v in run.violations] == [(PROP, 4)]
+    assert run.world.steps[4].responses[0].error == "UNKNOWN_SERVER_ERROR"
+    assert run.refinement is not None and run.refinement.halfway   # the model does not predict this answer
+    assert run_script().violations == []

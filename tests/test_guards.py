@@ -75,6 +75,12 @@ def test_a_join_callback_that_throws_at_join_completion(profile: str) -> None:
         assert not b.done and not x.done
         assert group.get(b_id).awaiting_join is b and group.get(x_id).awaiting_join is x
         assert group.num_members_awaiting_join == 2
+        # not forever (SPEC.md §3.8 says "stays parked forever"): b is still new (isNew is cleared after the answer
+        # the throw skipped), so its 5-minute new-member op removes it, answering its join UNKNOWN_MEMBER_ID with
+        # member id "" (removeMemberAndUpdateGroup); the rebalance that follows answers x, which is still parked
+        coord.advance(300_001)
+        assert (b.result.error, b.result.member_id) == (Errors.UNKNOWN_MEMBER_ID, "")
+        assert (x.result.error, x.result.generation_id) == (Errors.NONE, 2) and set(group.members) == {x_id}
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -59,7 +59,7 @@ class MemberMetadata:
         for name, meta in self.protocols:
             if name == protocol:
                 return meta
-        # IllegalArgumentException at every release (MM 2.4.1 92-98, 3.9 86-92; MemberMetadataTest)
+        # IllegalArgumentException at every release (MM 2.4.1 80-85, 3.9 85-90; MemberMetadataTest)
         raise IllegalArgumentError(f"member {self.member_id} does not support protocol {protocol}")
 
     def vote(self, candidates: set[str]) -> str:
@@ -67,7 +67,7 @@ class MemberMetadata:
         for name, _ in self.protocols:
             if name in candidates:
                 return name
-        raise IllegalArgumentError(f"member {self.member_id} supports none of {sorted(candidates)}")   # MM 3.9 136-142
+        raise IllegalArgumentError(f"member {self.member_id} supports none of {sorted(candidates)}")   # MM 3.9 134-139
 
 
 class GroupMetadata:
@@ -293,7 +293,7 @@ class GroupMetadata:
         JoinGroup with no generation, protocol or leader); the leader id and the static map follow the new id
         (and so does a pending sync, so that pendingSyncMembers stays a set of current member ids).
         """
-        if group_instance_id is None:   # 2.4.1 GM 299-301, 2.7.0 GM 308-310; 3.x takes a non-optional String
+        if group_instance_id is None:   # 2.4.1 GM 299-301, 2.7.0 GM 308-312; 3.x takes a non-optional String
             raise IllegalArgumentError("unexpected null group.instance.id in replaceGroupInstance")
         member = self.members.pop(old_member_id, None)
         if member is None:   # IllegalArgumentException at every release (2.4.1 GM 302-303, 3.9 GM 324-325)

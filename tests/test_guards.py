@@ -166,7 +166,7 @@ def test_the_guards_kafka_has_at_every_release(profile: str) -> None:
     group.add(member("m1"))
     with pytest.raises(IllegalStateError):            # currentMemberMetadata: 2.4.1 GM 539-541, 3.9 GM 591-593
         group.current_member_metadata()
-    with pytest.raises(IllegalArgumentError):         # MemberMetadata.metadata: 3.9 MM 86-92
+    with pytest.raises(IllegalArgumentError):         # MemberMetadata.metadata: 3.9 MM 85-90
         group.get("m1").metadata("roundrobin")
 
 

@@ -78,7 +78,7 @@ class _ProtocolsCountedTwiceGroup(GroupMetadata):
 class RejoinCountsProtocolsTwice(GroupCoordinator):
     """updateMember counts a rejoining member's protocols without uncounting its old ones: no protocol is then
     supported by exactly every member, and no member can vote (MemberMetadata.vote, IllegalArgumentException,
-    3.9 MM 136-142)."""
+    3.9 MM 134-139)."""
 
     group_class = _ProtocolsCountedTwiceGroup
 
@@ -92,7 +92,7 @@ class _DefaultProtocolGroup(GroupMetadata):
 
 class LeaderListUsesDefaultProtocol(GroupCoordinator):
     """The leader's member list reads each member's metadata for a default assignor, not the selected protocol
-    (MemberMetadata.metadata, IllegalArgumentException, 3.9 MM 86-92)."""
+    (MemberMetadata.metadata, IllegalArgumentException, 3.9 MM 85-90)."""
 
     group_class = _DefaultProtocolGroup
 

@@ -136,12 +136,15 @@ class GroupMetadata:
         return [self.members[m] for m in sorted(self.members)]
 
     def is_pending_member(self, member_id: str) -> bool:
-        # [3.x] membership in pendingMembers alone; add() removes the id from it (SPEC.md §1.4)
-        return member_id in self.pending_members
+        # [3.x] membership in pendingMembers alone; [2.2–2.8] and not a member (SPEC.md §1.4, 2.4.1 GM 327)
+        return member_id in self.pending_members and (self.profile.group_keeps_id_sets or member_id not in self.members)
+
+    def remove_pending_member(self, member_id: str) -> None:
+        self.pending_members.discard(member_id)
 
     def add_pending_member(self, member_id: str) -> None:
         """KIP-394: remember an id handed out with MEMBER_ID_REQUIRED."""
-        if self.profile.member_id_guards and member_id in self.members:   # 3.9 GM 344-350 (3.0.0, #9958)
+        if self.profile.group_keeps_id_sets and member_id in self.members:   # 3.9 GM 344-350 (3.0.0, #9958)
             raise IllegalStateError(f"cannot add pending member {member_id} to group {self.group_id}: it is "
                                     f"already a member")
         self.pending_members.add(member_id)
@@ -165,7 +168,7 @@ class GroupMetadata:
 
     def add(self, member: MemberMetadata, callback: ResponseFuture | None = None) -> None:
         instance = member.group_instance_id
-        if self.profile.member_id_guards and instance is not None and instance in self.static_members:
+        if self.profile.group_keeps_id_sets and instance is not None and instance in self.static_members:
             # 3.9 GM 242-246 (3.0.0, #9958): 2.x's add() leaves the static map to the coordinator and overwrites
             raise IllegalStateError(f"static member {instance} cannot be added to group {self.group_id}: it is "
                                     f"already a member")
@@ -185,8 +188,10 @@ class GroupMetadata:
         member.awaiting_join = callback
         if callback is not None:
             self.num_members_awaiting_join += 1
-        self.pending_members.discard(member.member_id)
+        if self.profile.group_keeps_id_sets:   # 3.9 GM 265; 2.x: the coordinator (add_member_and_rebalance)
+            self.pending_members.discard(member.member_id)
         if member.group_instance_id is not None:
+            # 3.9 GM 246; 2.x's coordinator puts it after add() (2.4.1 GC 970-971, loadGroup 138-140): the same map
             self.static_members[member.group_instance_id] = member.member_id
 
     def remove(self, member_id: str) -> None:
@@ -204,7 +209,8 @@ class GroupMetadata:
         if self.is_leader(member_id):
             # Kafka: members.keys.headOption — "any remaining member"; kgc: the smallest id
             self.leader_id = min(self.members) if self.members else None
-        self.pending_members.discard(member_id)
+        if self.profile.group_keeps_id_sets:   # 3.9 GM 280; 2.x's remove() keeps a pending id pending
+            self.pending_members.discard(member_id)
         self.pending_sync_members.discard(member_id)
 
     def update_member(self, member: MemberMetadata, protocols: tuple[tuple[str, bytes], ...],

@@ -112,6 +112,8 @@ class RebalanceMixin(CoordinatorBase):
         if p.initial_rebalance_delay and group.is_(PR) and group.generation_id == 0:
             group.new_member_added = True   # lets InitialDelayedJoin extend (never-rebalanced groups only)
         group.add(member, future)
+        if not p.group_keeps_id_sets and req.group_instance_id is None:
+            group.remove_pending_member(member_id)   # 2.4.1 GC 970-973 (3.x: add() does it, for everyone)
         self._event(MemberAdded, member_id)
         if p.new_member_join_timeout:
             # a new member cannot heartbeat yet: bound its parked JoinGroup by the 5-minute timeout
@@ -157,7 +159,7 @@ class RebalanceMixin(CoordinatorBase):
 
     def remove_pending_member_and_update_group(self, group: GroupMetadata,
                                                member_id: str) -> None:
-        group.pending_members.discard(member_id)
+        group.remove_pending_member(member_id)
         if group.is_(PR):
             self.join_purgatory.check_and_complete(join_key(group.group_id))
 

@@ -217,3 +217,33 @@ def test_a_leave_of_a_pending_member_id_with_an_instance_id(profile: str) -> Non
         assert answer.error is Errors.NONE and not logged(coord)
         assert [e for _, _, e in answer.member_errors] == [Errors.UNKNOWN_MEMBER_ID, Errors.NONE]
         assert coord.describe("g").pending_members == frozenset()
+
+
+# -- who keeps pendingMembers: GroupMetadata from 3.0.0 (#9958), the coordinator before ---------------------------
+@pytest.mark.parametrize("profile", PROFILES)
+def test_remove_drops_a_pending_id_only_from_3_0(profile: str) -> None:
+    """3.9 GM 277-281 (remove() also forgets a pending id; GroupMetadataTest.testRemovalFromPendingWhenMemberIsRemoved);
+    2.4.1 GM 250-259 (it does not: pending ids are the coordinator's, removePendingMember)."""
+    group = group_of(profile)
+    group.add_pending_member("p")
+    group.remove("p")
+    assert group.is_pending_member("p") != MEMBER_ID_GUARDS[profile]
+
+
+@pytest.mark.parametrize("profile", PROFILES)
+def test_a_pending_id_refused_at_group_max_size(profile: str) -> None:
+    """acceptJoiningMember refuses a pending id when the rebalance already holds group.max.size members, and the
+    coordinator calls group.remove(memberId) (2.7.0 GC 184-187, 3.9 GC 193-195): 3.x's remove() drops the pending id,
+    2.7.0's keeps it pending, so the join phase waits for it until its pending expiration (SPEC.md §3.1 J4 says
+    "also clears pending" for 2.6.0+). 2.4.1's over-capacity rule never refuses a pending id (2.4.1 GC 162-164)."""
+    coord = GroupCoordinator(CoordinatorConfig(profile=profile, group_max_size=1), record_events=True)
+    pending = join(coord, "b", "b1", require_known_member_id=True).result.member_id   # while the group is Empty
+    first = join(coord, "a", "a1", require_known_member_id=True).result.member_id
+    join(coord, "a", "a2", member_id=first)                          # a member, parked in PreparingRebalance
+    assert coord.describe("g").state is PR and coord.describe("g").pending_members == {pending}
+    answer = join(coord, "b", "b2", member_id=pending)
+    if profile == "2.4.1":
+        assert answer.result is None and pending in coord.describe("g").members   # admitted, parked
+        return
+    assert answer.result.error is Errors.GROUP_MAX_SIZE_REACHED
+    assert (pending in coord.describe("g").pending_members) != MEMBER_ID_GUARDS[profile]

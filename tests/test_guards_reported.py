@@ -4,8 +4,8 @@ which predicts no such error, stops judging answers from there). The same walk o
 
 Each planted bug is a realistic mistake that Kafka's guard would catch at that release (the guards themselves:
 tests/test_guards.py). Three of them are gate mutants (impl/mutants/guard_bugs.py), which ``kgc check --mutant``
-must kill by ``no-illegal-state-error`` (tests/test_gate_mutants.py), and so is static-restart-added-as-new-member
-on 3.9, where the guard of GroupMetadata.add catches it.
+must kill by ``no-illegal-state-error`` (tests/test_gate_mutants.py); the 2.x mutant static-restart-added-as-new-member
+is caught on 3.9 by the guard of GroupMetadata.add (below).
 """
 from __future__ import annotations
 

@@ -9,7 +9,8 @@ from typing import Any, Hashable, Iterator
 from core.events import IllegalState, MemberLeaves, StepEvent, Unloaded
 from core.types import Errors, GroupState
 from impl.delayed import DelayedHeartbeat, member_key
-from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
+from impl.group import GroupMetadata, MemberMetadata
+from impl.guards import GuardError
 from impl.liveness import STORE_ERRORS, LivenessMixin
 from impl.profiles import Profile, get_profile
 from impl.purgatory import DelayedOperationPurgatory, MockTimer
@@ -67,7 +68,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
         self.unloaded: set[str] = set()                   # partitions this broker no longer leads
         self.loading: set[str] = set()
         self.appends: list[PendingAppend] = []
-        self.errors: list[str] = []                       # IllegalStateErrors caught at the top level
+        self.errors: list[str] = []                       # guards that fired (impl/guards.py), as logged
         self.events: list[StepEvent] = []                 # what each step did (core/events.py), only if record_events
         self.transitions: list[tuple[str, str, str]] = []  # (group, from, to), only if record_events
         self.record_events = record_events
@@ -86,14 +87,20 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
 
     @contextmanager
     def _guard(self, future: ResponseFuture | None) -> Iterator[None]:
-        """Like Kafka's request handler and timer executor: an exception is logged, not fatal."""
+        """Like Kafka's request handler and timer executor: one of the coordinator's own guards (impl/guards.py)
+        is logged, not fatal, and the request in progress is answered UNKNOWN_SERVER_ERROR."""
         try:
             yield
-        except IllegalStateError as exc:
-            self.errors.append(f"{self.now_ms} {exc}")
-            self._event(IllegalState, str(exc))
+        except GuardError as exc:
+            self._log_guard(exc)
             if future is not None and not future.done:
                 future.complete(_error_result(future.api, Errors.UNKNOWN_SERVER_ERROR))
+
+    def _log_guard(self, exc: GuardError) -> None:
+        """Record a guard that fired — thrown up to a handler, or caught by the group (a response callback that
+        failed, 3.3.2+): the gate reports every one (property no-illegal-state-error)."""
+        self.errors.append(f"{self.now_ms} {exc.describe()}")
+        self._event(IllegalState, exc.describe())
 
     def _precheck(self, group_id: str | None, api: str) -> Errors | None:
         """validateGroupStatus (SPEC.md §3.0); the order of the last two checks depends on the release."""
@@ -112,6 +119,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
                               protocol_type if self.profile.protocol_type_at_creation else None)
         if self.record_events:
             group.history = self.transitions
+        group.on_callback_failure = self._log_guard
         self.groups[group_id] = group
         return group
 

@@ -214,7 +214,7 @@ class LivenessMixin(CoordinatorBase):
 
     def _remove_pending_sync_member(self, group: GroupMetadata, member_id: str) -> None:
         if self.profile.delayed_sync:
-            group.pending_sync_members.discard(member_id)
+            group.remove_pending_sync_member(member_id)
             self.join_purgatory.check_and_complete(sync_key(group.group_id))
 
     def remove_sync_expiration(self, group: GroupMetadata) -> None:

@@ -75,7 +75,7 @@ class RebalanceMixin(CoordinatorBase):
         elif self.profile.pending_members and req.require_known_member_id and req.group_instance_id is None:
             # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance. Only a dynamic
             # member goes pending (KafkaApis: requireKnownMemberId = v4+ and no instance id; 3.x tests the id)
-            group.pending_members.add(new_member_id)
+            group.add_pending_member(new_member_id)
             self.add_pending_member_expiration(group, new_member_id, req.session_timeout_ms)
             future.complete(self.join_error(new_member_id, Errors.MEMBER_ID_REQUIRED))
         else:
@@ -113,6 +113,8 @@ class RebalanceMixin(CoordinatorBase):
         if p.initial_rebalance_delay and group.is_(PR) and group.generation_id == 0:
             group.new_member_added = True   # lets InitialDelayedJoin extend (never-rebalanced groups only)
         group.add(member, future)
+        if not p.group_keeps_id_sets and req.group_instance_id is None:
+            group.remove_pending_member(member_id)   # 2.4.1 GC 970-973 (3.x: add() does it, for everyone)
         self._event(MemberAdded, member_id)
         if p.new_member_join_timeout:
             # a new member cannot heartbeat yet: bound its parked JoinGroup by the 5-minute timeout
@@ -158,7 +160,7 @@ class RebalanceMixin(CoordinatorBase):
 
     def remove_pending_member_and_update_group(self, group: GroupMetadata,
                                                member_id: str) -> None:
-        group.pending_members.discard(member_id)
+        group.remove_pending_member(member_id)
         if group.is_(PR):
             self.join_purgatory.check_and_complete(join_key(group.group_id))
 
@@ -205,7 +207,7 @@ class RebalanceMixin(CoordinatorBase):
             self._reschedule_after_join(group, member)
             member.is_new = False
             if p.delayed_sync:
-                group.pending_sync_members.add(member.member_id)
+                group.add_pending_sync_member(member.member_id)
         if p.delayed_sync:
             self.schedule_pending_sync(group)
 
@@ -231,13 +233,6 @@ class RebalanceMixin(CoordinatorBase):
         self.complete_and_schedule_next_expiration(group, member)
 
     def _init_next_generation(self, group: GroupMetadata) -> None:
-        group.generation_id += 1
-        if group.members:
-            group.protocol_name = group.select_protocol()
-            group.transition_to(CR, self.now_ms)
-        else:
-            group.protocol_name = None
-            group.transition_to(E, self.now_ms)
-        group.pending_sync_members.clear()
+        group.init_next_generation(self.now_ms)
         self._event(GenerationStarted, group.generation_id, self.profile.state_name(group.state), group.leader_id,
                     group.protocol_name)

@@ -217,8 +217,9 @@ class GroupMetadata:
         """replaceGroupInstance / replaceStaticMember: the same member object is re-keyed to the new id.
 
         A JoinGroup or SyncGroup the old incarnation still has parked is answered ``fenced_*``; the
-        leader id and the static map follow the new id (and so does a pending sync, so that
-        pendingSyncMembers stays a set of current member ids).
+        leader id and the static map follow the new id. pendingSyncMembers is left as it is [3.0+]: an old id
+        that owed a SyncGroup stays there, the new id cannot clear it, and the DelayedSync expiry rebalances
+        (SPEC.md §3.1 J5a step 4 and Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340).
         """
         member = self.members.pop(old_member_id, None)
         if member is None:
@@ -230,9 +231,6 @@ class GroupMetadata:
         if self.is_leader(old_member_id):
             self.leader_id = new_member_id
         self.static_members[group_instance_id] = new_member_id
-        if old_member_id in self.pending_sync_members:
-            self.pending_sync_members.discard(old_member_id)
-            self.pending_sync_members.add(new_member_id)
         return member
 
     # -- derived predicates (SPEC.md §1.4) ----------------------------------------------------

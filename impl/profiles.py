@@ -74,7 +74,8 @@ class Profile:
     #: "held": the op holds the member object, completes by the predicate and its expiry still runs
     #:   onMemberFailure (E0; KAFKA-7196 is about exactly this); "idle": tryComplete is false and the expiry
     #:   only logs (2.3.1/2.4.0, after KAFKA-8896); "complete": "not found" counts as complete (2.5.0+).
-    #: Only "complete" also completes every heartbeat op of a Dead group (SPEC.md §4.6, 2.5.0+).
+    #: "idle" and "complete" both complete every heartbeat op of a Dead group when it is checked (KAFKA-8896:
+    #: 2.2.2, 2.3.1, 2.4.0+; SPEC.md §4.6 and its Corrections 4); "held" (E0) does not look at the group.
     missing_member_heartbeat: str
     heartbeat_answers: Mapping[GroupState, tuple[Errors, bool]]
     #: 0.9–2.2 switched on the group state before checking member and generation (SPEC.md §3.3)
@@ -126,6 +127,9 @@ class Profile:
     #: static membership (KIP-345, 2.3.0+) and its per-release rules; None: a JoinGroup carrying
     #: group.instance.id is answered UNSUPPORTED_VERSION (impl/static.py)
     static_membership: StaticRules | None = None
+    #: GroupMetadata.remove also drops a pending member id (3.0.0+); before, a pending id refused with
+    #: GROUP_MAX_SIZE_REACHED stays pending (GroupMetadata.scala 2.7.0 remove; SPEC.md §3.1 J4)
+    remove_drops_pending: bool = True
 
     def state_name(self, state: GroupState) -> str:
         return self.state_names.get(state, state.value)
@@ -198,6 +202,7 @@ PROFILE_2_4_1 = Profile(
     commit_state_check_first=False,                         # §3.5 KAFKA-8487 (2.4.0)
     commit_creates_group=True,                              # §3.5 group absent, generation < 0 → Empty group
     static_membership=STATIC_2_4_1,                         # KIP-345 (2.3.0), the 2.3–2.4 rules (impl/static.py)
+    remove_drops_pending=False,                             # GroupMetadata.scala 2.4.1 remove: members only
 )
 
 #: Kafka 2.7.0 (E4). Differs from 2.4.1 in liveness, heartbeats in CompletingRebalance, max size, KIP-559.
@@ -219,6 +224,7 @@ PROFILE_2_7_0 = Profile(
     complete_removed_heartbeats=True, batch_leave=True, not_coordinator_before_loading=False,
     sync_checks_loading=True, commit_state_check_first=False, commit_creates_group=True,
     static_membership=STATIC_2_7_0,                         # KIP-345 with KAFKA-9801 and KAFKA-10284 (impl/static.py)
+    remove_drops_pending=False,                             # GroupMetadata.scala 2.7.0 remove: members only
 )
 
 PROFILES: Mapping[str, Profile] = MappingProxyType(

@@ -36,19 +36,20 @@ def gots(world: World, before: Before, batch: bool) -> list[Got]:
             mid = before.parked.get(resp.key, "?")
         value = before.slot_of.get(mid, FREE) if mid else FREE
         if resp.api == "LeaveGroup" and req is not None and resp.key == req.key:
-            out += _leave_gots(before, resp, value, batch)
+            out += _leave_gots(before, resp, batch)
             continue
         generation: Any = resp.generation_id if resp.api == "JoinGroup" else "-"
         out.append(Got(value, resp.api, resp.error, generation, "-", resp, mid))
     return out
 
 
-def _leave_gots(before: Before, resp: Response, value: Slot, batch: bool) -> list[Got]:
-    if not batch:
-        return [Got(value, "LeaveGroup", resp.error, "-", SINGLE, resp, "")]
-    if not resp.member_errors:
-        first = before.leaving[0] if before.leaving else ("", None)
-        return [Got(_identity_value(before, *first), "LeaveGroup", resp.error, "-", TOP_LEVEL, resp, first[0])]
+def _leave_gots(before: Before, resp: Response, batch: bool) -> list[Got]:
+    """A LeaveGroup answer: before 2.4 one error for its one identity; from 2.4 the top level alone (a pre-check
+    failure) or one entry per identity (and a top-level error beside them, which no model answer has)."""
+    first = before.leaving[0] if before.leaving else ("", None)
+    if not batch or not resp.member_errors:
+        tag = SINGLE if not batch else TOP_LEVEL
+        return [Got(_identity_value(before, *first), "LeaveGroup", resp.error, "-", tag, resp, first[0])]
     out = [Got(_identity_value(before, m, i or None), "LeaveGroup", e, "-", PER_MEMBER, resp, m)
            for m, i, e in resp.member_errors]
     if resp.error != "NONE":   # a top-level error beside member entries: no model answer has that form

@@ -188,8 +188,8 @@ class Shadow:
     def _records(self, st: "StepView") -> str | None:
         if not checks("stored-record"):
             return None
-        if st.kind == "CompleteAppend" and st.completed_seq is not None:
-            record, _ = self.pending.pop(st.completed_seq, (None, {}))
+        if st.kind == "CompleteAppend" and st.completed_seq in self.pending:
+            record, _ = self.pending.pop(st.completed_seq)
             if st.ok and st.completed_group_is_ours:
                 self.durable = record
                 why = _compare("the completed append made durable", record, st.durable_after)

@@ -53,7 +53,7 @@ class RebalanceMixin(CoordinatorBase):
     def _refuse_at_capacity(self, group: GroupMetadata, req: "JoinRequest") -> None:
         """group.remove of the refused member id: no callback, no heartbeat cancelled, no rebalance (§3.1 J4).
         Before 3.0 remove left pendingMembers alone; before 2.8 it left the static map alone and handleJoinGroup
-        dropped the mapping of the *request's* instance id instead (GroupCoordinator.scala 2.4.1 lines 158-166)."""
+        dropped the mapping of the *request's* instance id instead (GroupCoordinator.scala 2.4.1 lines 161-167)."""
         rules = self.profile.static_membership
         kept_pending = req.member_id in group.pending_members and not self.profile.remove_drops_pending
         mapping = dict(group.static_members)

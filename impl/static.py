@@ -37,7 +37,7 @@ class StaticRules:
     #: 2.3.0–2.7.x: a JoinGroup refused with GROUP_MAX_SIZE_REACHED also drops the static mapping of the instance id
     #: the request carries (handleJoinGroup: remove(memberId) then removeStaticMember(groupInstanceId); 2.8.0 moved
     #: the mapping's removal into remove, commit 6d411620ddb), so a static restart refused at capacity leaves its
-    #: instance's member in the group without a mapping (GroupCoordinator.scala 2.4.1 lines 158-166, 2.7.0 181-184)
+    #: instance's member in the group without a mapping (GroupCoordinator.scala 2.4.1 lines 161-167, 2.7.0 184-187)
     refusal_drops_request_instance: bool = False
 
 

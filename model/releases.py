@@ -222,7 +222,7 @@ _FACTS: tuple[Fact, ...] = (
          "GROUP_MAX_SIZE_REACHED no longer drops the mapping of the instance id the request carried (2.3.0–2.7.x: "
          "handleJoinGroup called removeStaticMember(groupInstanceId) after remove, so a static restart refused at "
          "capacity left its instance's member without a static mapping).",
-         "SPEC.md §3.1 J4 (silent); GroupCoordinator.scala 2.4.1 lines 158-166, 2.7.0 lines 181-184; commit "
+         "SPEC.md §3.1 J4 (silent); GroupCoordinator.scala 2.4.1 lines 161-167, 2.7.0 lines 184-187; commit "
          "6d411620ddb (2.8.0)"),
     Fact("group-remove-drops-pending", "3.0.0",
          "GroupMetadata.remove also drops the id from pendingMembers, so a pending member id refused with "

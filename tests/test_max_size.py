@@ -1,11 +1,11 @@
 """group.max.size (SPEC.md §3.1 J4) on each release, in impl and in the model: who is refused with
 GROUP_MAX_SIZE_REACHED, what the refusal removes, and that walks of a group at its size refine the model.
 
-Kafka's source at the tags (GroupCoordinator.scala, GroupMetadata.scala): 2.4.1 lines 158-166 (the 2.2–2.5 rule:
+Kafka's source at the tags (GroupCoordinator.scala, GroupMetadata.scala): 2.4.1 lines 161-167 (the 2.2–2.5 rule:
 an unknown id when |members| ≥ max, a known member not awaiting join of an over-capacity group; then remove(memberId)
-— members only — and removeStaticMember(groupInstanceId)); 2.7.0 lines 132-155 and 181-184 (acceptJoiningMember,
-KAFKA-9885; the same removals); 3.9.0-rc3 lines 139-158 and 190-192 (acceptJoiningMember; remove drops the static
-mapping of the removed member and its pending id, no removeStaticMember).
+— members only — and removeStaticMember(groupInstanceId)); 2.7.0 lines 131-154 and 184-187 (acceptJoiningMember,
+KAFKA-9885; the same removals); 3.9.0-rc3 lines 136-158 and 193-196 (acceptJoiningMember; remove — GroupMetadata.scala
+lines 268-282 — drops the static mapping of the removed member and its pending id; no removeStaticMember).
 """
 from __future__ import annotations
 

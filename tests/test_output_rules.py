@@ -63,12 +63,12 @@ CASES: dict[str, tuple[str, Callable[[LiveSession], None]]] = {
     "static-answer-names-the-new-leader-id": ("join-leader-id", _restart_leader),
     "fenced-join-without-its-member-id": ("join-member-id", _restart_a_parked_leader),
     "skip-assignment-for-every-static-member": ("join-skip-assignment", _restart_follower_v9),
-    "static-restart-rebalances-on-its-preferred-protocol": ("static-protocol-selection",
+    "static-restart-rebalances-on-own-choice": ("static-protocol-selection",
                                                             _restart_preferring_another_protocol),
     "member-list-without-instance-ids": ("join-member-list", _form),
     "join-answer-without-protocol-type": ("join-protocol", _form),
     "stable-sync-answers-no-assignment": ("sync-assignment", _form),
-    "leave-member-error-folded-into-the-top-level": ("leave-member-errors", _batch_leave),
+    "leave-error-folded-into-the-top-level": ("leave-member-errors", _batch_leave),
     "group-record-of-the-previous-generation": ("stored-record", _form),
 }
 

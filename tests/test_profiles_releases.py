@@ -131,11 +131,12 @@ def test_members_not_rejoined_lose_their_ops(profile: str, remaining: int) -> No
         assert hb_deadlines(c, scene.follower) == []
 
 
-@pytest.mark.parametrize("profile,left", [("0.10.0", True), ("2.4.1", True), ("2.7.0", False), ("3.9", False)])
+@pytest.mark.parametrize("profile,left", [("0.10.0", True), ("2.4.1", False), ("2.7.0", False), ("3.9", False)])
 def test_unload_and_the_heartbeat_ops_of_the_dead_group(profile: str, left: bool) -> None:
-    """§4.6: 2.5.0+ tryComplete completes every op of a Dead group (onGroupUnloaded checks each member key,
-    §3.7); ≤ 2.4 tryComplete is only keep-predicate ∨ isLeaving, false for a Stable member's current op, so the
-    ops stay armed and later expire harmlessly (§3.7 "only log")."""
+    """§4.6 and SPEC.md Corrections 4: from 2.2.2/2.3.1/2.4.0 (KAFKA-8896) tryComplete completes every op of a Dead
+    group (GroupCoordinator.scala 2.4.1 lines 1113-1118; onGroupUnloaded checks each member key, §3.7). 0.10.0's
+    tryComplete is keep-predicate ∨ isLeaving only, false for a Stable member's current op, so its ops stay armed and
+    later expire harmlessly (§3.7 "only log"). (This test asserted 2.4.1 kept its ops before the correction.)"""
     scene = stable(profile)
     c = scene.c
     c.advance(100)
@@ -163,7 +164,10 @@ def test_max_size_unknown_member_while_preparing(profile: str, admitted: bool) -
 def test_max_size_pending_member_of_a_full_stable_group(profile: str, admitted: bool) -> None:
     """A pending id (KIP-394) rejoins a Stable group that filled up meanwhile. 2.2–2.5: the check only refuses
     unknown ids and oversized known members, so it is added (→ PreparingRebalance); 2.6+: Stable accepts only an
-    existing member or |members| < max → GROUP_MAX_SIZE_REACHED, and group.remove clears the pending id."""
+    existing member or |members| < max → GROUP_MAX_SIZE_REACHED, and group.remove — which clears the pending id only
+    from 3.0 (GroupMetadata.scala 2.7.0 lines 259-267 touch members only; 3.9.0-rc3 lines 268-282 also
+    pendingMembers; SPEC.md §3.1 J4's "(also clears pending)" holds from 3.0, not 2.6). (This test asserted 2.7.0
+    cleared it before the fix.)"""
     scene = stable(profile, n=1, cfg={"group_max_size": 2})
     c = scene.c
     c.advance(10)
@@ -183,7 +187,7 @@ def test_max_size_pending_member_of_a_full_stable_group(profile: str, admitted: 
         assert c.describe(G).state is PR and pending_id in members(c)
     else:
         assert r.result.error is Errors.GROUP_MAX_SIZE_REACHED and r.result.member_id == ""
-        assert pending_id not in pending(c) and c.describe(G).state is ST
+        assert (pending_id in pending(c)) is (profile == "2.7.0") and c.describe(G).state is ST
 
 
 # -- §3.1 / §3.2 KIP-559 (2.5): protocol type in JoinGroup answers, protocol checks in SyncGroup -------------------

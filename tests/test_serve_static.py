@@ -112,7 +112,7 @@ def test_a_served_mutant_is_caught_through_a_static_restart() -> None:
 
 
 def test_a_served_mutant_is_caught_through_a_batch_leave() -> None:
-    s = LiveSession("3.9", mutant="leave-member-error-folded-into-the-top-level", checked=CheckedRun)
+    s = LiveSession("3.9", mutant="leave-error-folded-into-the-top-level", checked=CheckedRun)
     joined = _static_group(s)
     s.submit(0, "LeaveGroup", group_id="g", members=[(joined[1].member_id, "i1"), ("nobody", None)])
     assert [v.property for v in s.violations] == ["refines-the-abstract-model"]

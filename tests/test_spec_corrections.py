@@ -161,3 +161,60 @@ def test_correction_4_a_dead_groups_heartbeat_op_completes_when_checked_on_2_4_1
     assert c.try_complete_heartbeat(op, lambda: True) is True
     c.on_expire_heartbeat(op)
     assert group.has(scene.leader)
+
+
+@pytest.mark.parametrize("plant", [True, False])
+def test_correction_2_a_revert_that_restores_the_old_protocols_is_caught_by_refinement(plant: bool) -> None:
+    """The model does not name metadata; the shadow of the request history does (harness/shadow.py): after a revert
+    it keeps the restart's protocols, so the old id's next JoinGroup with them is labelled unchanged — a follower in
+    Stable is answered at once. A coordinator that restored the old protocols rebalances instead: caught."""
+    import dataclasses
+
+    from core.actions import Action
+    from harness.external import WireRequest
+    from harness.refinement import NonRefiningStep, RefinementChecker
+    from harness.scope import Scope as WorldScope
+    from harness.world import World
+
+    world = World("3.9", WorldScope(append_mode="deferred", faults=True), clients=["external", "external"],
+                  record=True)
+    checker = RefinementChecker(world)
+    original = world.coord.static_member_rejoin
+
+    def rejoin(group, req, new_member_id, future):   # type: ignore[no-untyped-def]
+        before = group.get(group.static_members[req.group_instance_id]).protocols
+        original(group, req, new_member_id, future)
+        for pending in world.coord.appends:          # the plant: the revert gives back the protocols of before
+            if pending.rejoin is not None and pending.rejoin.new_member_id == new_member_id:
+                pending.rejoin = dataclasses.replace(pending.rejoin, old_protocols=before)
+    if plant:
+        world.coord.static_member_rejoin = rejoin   # type: ignore[method-assign]
+    corr = [0, 0]
+
+    def send(client: int, api: str, **fields: object) -> None:
+        corr[client] += 1
+        checker.step(Action("Receive", client, WireRequest(api, corr[client], "g", **fields).to_payload()))  # type: ignore[arg-type]
+
+    def join_(client: int, member_id: str = "", protocols: tuple = (("range", b"r1"),)) -> None:   # type: ignore[type-arg]
+        send(client, "JoinGroup", member_id=member_id, session_timeout_ms=30000, rebalance_timeout_ms=20000,
+             protocol_type="consumer", protocols=protocols, group_instance_id=f"i{client}")
+    join_(0)
+    join_(1)
+    while world.coord.groups["g"].state is GroupState.PREPARING_REBALANCE:
+        due = world.coord.due_timers()
+        checker.step(Action("FireTimer", -1, due[0].seq) if due else Action("AdvanceClock", -1, 1000))
+    group = world.coord.groups["g"]
+    ids = {int(m.group_instance_id[1:]): m.member_id for m in group.all_members()}
+    leader = 0 if group.leader_id == ids[0] else 1
+    send(leader, "SyncGroup", member_id=ids[leader], generation_id=group.generation_id, group_instance_id=f"i{leader}",
+         assignments=((ids[0], b"a0"), (ids[1], b"a1")))
+    checker.step(Action("CompleteAppend", -1, "NONE"))
+    follower = 1 - leader
+    join_(follower, protocols=(("range", b"r2"),))                      # the restart, stored in Stable
+    checker.step(Action("CompleteAppend", -1, "REQUEST_TIMED_OUT"))     # the store fails: the revert
+    if not plant:   # the reference: the old id with the restart's metadata is answered at once (Corrections 2)
+        join_(follower, ids[follower], protocols=(("range", b"r2"),))
+        assert world.answered[0].error == "NONE" and group.state is GroupState.STABLE
+        return
+    with pytest.raises(NonRefiningStep, match="JoinGroup"):
+        join_(follower, ids[follower], protocols=(("range", b"r2"),))

@@ -58,7 +58,7 @@ class SkipForEveryStaticMember(GroupCoordinator):
                                result.skip_assignment or rejoin.skip_assignment)
 
 
-@mutant("static-restart-rebalances-on-its-preferred-protocol", catches=REFINES,
+@mutant("static-restart-rebalances-on-own-choice", catches=REFINES,
         mistake="a static restart in Stable rebalances when its own first-choice protocol is not the group's, "
                 "instead of re-running the election (KAFKA-10284 stores it while the selection keeps the protocol; "
                 "rule static-protocol-selection)",
@@ -102,7 +102,7 @@ class StableSyncAnswersNoAssignment(GroupCoordinator):
         return b""
 
 
-@mutant("leave-member-error-folded-into-the-top-level", catches=REFINES,
+@mutant("leave-error-folded-into-the-top-level", catches=REFINES,
         mistake="a LeaveGroup v3+ answer puts the first identity's error at the top level and lists no identity, as "
                 "a v0-2 answer would (rule leave-member-errors)",
         profiles=BATCH_RELEASES)

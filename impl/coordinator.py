@@ -224,10 +224,15 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
             elif group.is_(D):
                 future.complete(LeaveGroupResult(self.profile.dead_group_error))
             else:
-                per = tuple((m, i, self.leave_identity(group, m, i)) for m, i in identities)
-                top = Errors.NONE if self.profile.batch_leave or not per else per[0][2]
-                future.complete(LeaveGroupResult(top, per))
+                future.complete(self.leave_result(tuple((m, i, self.leave_identity(group, m, i))
+                                                        for m, i in identities)))
         return future
+
+    def leave_result(self, per: tuple[tuple[str, str | None, Errors], ...]) -> LeaveGroupResult:
+        """The answer to a LeaveGroup whose identities were judged (``per``): 2.4+ (v3, KAFKA-8221) a NONE top level
+        with each identity's error; before, the one identity's error (SPEC.md §3.4)."""
+        top = Errors.NONE if self.profile.batch_leave or not per else per[0][2]
+        return LeaveGroupResult(top, per)
 
     def _leave_member(self, group: GroupMetadata, member_id: str) -> Errors:
         key = member_key(group.group_id, member_id)
@@ -290,16 +295,20 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
     # -- log appends -------------------------------------------------------------------------------
     def _append(self, group: GroupMetadata, kind: str, assignment: dict[str, bytes],
                 rejoin: StaticRejoin | None = None) -> None:
-        # the group record carries each member's group.instance.id, so a load restores the static map (§3.7)
-        members = tuple((m.member_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
-                         m.protocol_type, m.protocols, assignment.get(m.member_id, b""), m.group_instance_id)
-                        for m in group.all_members())
-        record = (group.generation_id, group.protocol_type, group.protocol_name, group.leader_id, members)
-        pending = PendingAppend(self._seq(), group, group.generation_id, kind, assignment, record, rejoin)
+        pending = PendingAppend(self._seq(), group, group.generation_id, kind, assignment,
+                                self.group_record(group, assignment), rejoin)
         if self.config.append_mode == "sync":
             self._finish_append(pending, Errors.NONE)
         else:
             self.appends.append(pending)
+
+    def group_record(self, group: GroupMetadata, assignment: dict[str, bytes]) -> tuple[Any, ...]:
+        """What storeGroup writes (SPEC.md §3.7): generation, protocol type and name, leader and every member with
+        its assignment — and its group.instance.id, so that a load restores the static map."""
+        members = tuple((m.member_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
+                         m.protocol_type, m.protocols, assignment.get(m.member_id, b""), m.group_instance_id)
+                        for m in group.all_members())
+        return (group.generation_id, group.protocol_type, group.protocol_name, group.leader_id, members)
 
     def _finish_append(self, pending: PendingAppend, error: Errors) -> None:
         if error is Errors.NONE:

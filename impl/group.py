@@ -291,30 +291,30 @@ class GroupMetadata:
         owner = self.static_member_id(group_instance_id)
         return owner is not None and owner != member_id
 
-    def replace_static_member(self, group_instance_id: str | None, old_member_id: str,
-                              new_member_id: str) -> MemberMetadata:
+    def replace_static_member(self, group_instance_id: str | None, old_member_id: str, new_member_id: str,
+                              fenced_join: JoinGroupResult | None = None,
+                              fenced_sync: SyncGroupResult | None = None) -> MemberMetadata:
         """replaceGroupInstance / replaceStaticMember: the same member object is re-keyed to the new id.
 
-        A JoinGroup or SyncGroup the old incarnation still has parked is answered FENCED_INSTANCE_ID (the
-        JoinGroup with no generation, protocol or leader); the leader id and the static map follow the new id
-        (and so does a pending sync, so that pendingSyncMembers stays a set of current member ids).
+        A JoinGroup or SyncGroup the old incarnation still has parked is answered ``fenced_join`` / ``fenced_sync``
+        (by default FENCED_INSTANCE_ID, the JoinGroup with the old id and no generation, protocol or leader); the
+        leader id and the static map follow the new id. pendingSyncMembers is left as it is [3.0+]: an old id
+        that owed a SyncGroup stays there, the new id cannot clear it, and the DelayedSync expiry rebalances
+        (SPEC.md §3.1 J5a step 4 and Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340).
         """
         if group_instance_id is None:   # 2.4.1 GM 299-301, 2.7.0 GM 308-312; 3.x takes a non-optional String
             raise IllegalArgumentError("unexpected null group.instance.id in replaceGroupInstance")
         member = self.members.pop(old_member_id, None)
         if member is None:   # IllegalArgumentException at every release (2.4.1 GM 302-303, 3.9 GM 324-325)
             raise IllegalArgumentError(f"cannot replace non-existing member id {old_member_id}")
-        self.invoke_join_callback(member, JoinGroupResult(
+        self.invoke_join_callback(member, fenced_join or JoinGroupResult(
             Errors.FENCED_INSTANCE_ID, self.profile.join_error_generation, None, None, "", old_member_id))
-        self.invoke_sync_callback(member, SyncGroupResult(Errors.FENCED_INSTANCE_ID))
+        self.invoke_sync_callback(member, fenced_sync or SyncGroupResult(Errors.FENCED_INSTANCE_ID))
         member.member_id = new_member_id
         self.members[new_member_id] = member
         if self.is_leader(old_member_id):
             self.leader_id = new_member_id
         self.static_members[group_instance_id] = new_member_id
-        if old_member_id in self.pending_sync_members:
-            self.pending_sync_members.discard(old_member_id)
-            self.pending_sync_members.add(new_member_id)
         return member
 
     # -- derived predicates (SPEC.md §1.4) ----------------------------------------------------

@@ -74,7 +74,8 @@ class Profile:
     #: "held": the op holds the member object, completes by the predicate and its expiry still runs
     #:   onMemberFailure (E0; KAFKA-7196 is about exactly this); "idle": tryComplete is false and the expiry
     #:   only logs (2.3.1/2.4.0, after KAFKA-8896); "complete": "not found" counts as complete (2.5.0+).
-    #: Only "complete" also completes every heartbeat op of a Dead group (SPEC.md §4.6, 2.5.0+).
+    #: "idle" and "complete" both complete every heartbeat op of a Dead group when it is checked (KAFKA-8896:
+    #: 2.2.2, 2.3.1, 2.4.0+; SPEC.md §4.6 and its Corrections 4); "held" (E0) does not look at the group.
     missing_member_heartbeat: str
     heartbeat_answers: Mapping[GroupState, tuple[Errors, bool]]
     #: 0.9–2.2 switched on the group state before checking member and generation (SPEC.md §3.3)

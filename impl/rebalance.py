@@ -28,7 +28,7 @@ class RebalanceMixin(CoordinatorBase):
         p = self.profile
         names = tuple(name for name, _ in req.protocols)
         if p.max_group_size != "off" and not self._accept_joining_member(group, req.member_id):
-            group.remove(req.member_id)   # no callback, no heartbeat cancelled, no rebalance (§3.1 J4)
+            self._refuse_at_capacity(group, req)
             future.complete(self.join_error("", Errors.GROUP_MAX_SIZE_REACHED))
         elif p.dead_check_first and group.is_(D):
             future.complete(self.join_error(req.member_id, p.dead_group_error))
@@ -50,6 +50,16 @@ class RebalanceMixin(CoordinatorBase):
             self._do_current_member_join(group, group.get(req.member_id), req, future)
         if group.is_(PR):   # J6: attempt to complete the join phase
             self.join_purgatory.check_and_complete(join_key(group.group_id))
+
+    def _refuse_at_capacity(self, group: GroupMetadata, req: "JoinRequest") -> None:
+        """group.remove of the refused member id: no callback, no heartbeat cancelled, no rebalance (§3.1 J4).
+        Before 3.0 remove left pendingMembers alone (group_keeps_id_sets); before 2.8 it left the static map alone and handleJoinGroup
+        dropped the mapping of the *request's* instance id instead (GroupCoordinator.scala 2.4.1 lines 161-167)."""
+        rules = self.profile.static_membership
+        mapping = dict(group.static_members)
+        group.remove(req.member_id)
+        if rules is not None and rules.refusal_drops_request_instance:
+            group.static_members = {i: m for i, m in mapping.items() if i != req.group_instance_id}
 
     def _accept_joining_member(self, group: GroupMetadata, member_id: str) -> bool:
         """The group.max.size rule of the profile (SPEC.md §3.1 J4)."""

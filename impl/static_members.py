@@ -28,6 +28,9 @@ class StaticRejoin:
     group_instance_id: str
     old_member_id: str
     new_member_id: str
+    #: what a revert gives the member back as its protocols: Kafka reads ``oldProtocols`` *after* updateMember, so
+    #: these are the restart's own protocols (SPEC.md Corrections 2; GroupCoordinator.scala 2.7.0 lines 1045-1046,
+    #: 3.9.0-rc3 lines 1366-1368) — the revert keeps the new metadata and restores only the id and the timeouts
     old_protocols: tuple[tuple[str, bytes], ...]
     old_rebalance_timeout_ms: int
     old_session_timeout_ms: int
@@ -78,12 +81,13 @@ class StaticMembershipMixin(CoordinatorBase):
         # the replacement comes first (2.4.1 GC 211, 3.9 GC 1359): an instance id mapped to an id that is no member
         # is the guard's IllegalArgumentException (GroupMetadata.scala 2.4.1 302-303, 3.9 324-325), before any change
         member = self._replace_static_member(group, instance_id, old_member_id, new_member_id)
-        rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,
-                              member.rebalance_timeout_ms, member.session_timeout_ms, leader_id, future.key,
-                              rules.skip_assignment and req.support_skipping_assignment)
+        old_timeouts = member.rebalance_timeout_ms, member.session_timeout_ms   # read before updateMember
         # the old id's heartbeat op completes or expires harmlessly: that id is gone
         self.complete_and_schedule_next_expiration(group, member)
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, future)
+        rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,   # read after it
+                              *old_timeouts, leader_id, future.key,
+                              rules.skip_assignment and req.support_skipping_assignment)
         if group.is_(PR):
             return   # waits for the join phase like everyone else
         if group.is_(CR):
@@ -111,13 +115,14 @@ class StaticMembershipMixin(CoordinatorBase):
     def _static_rejoin_result(self, group: GroupMetadata, rejoin: StaticRejoin) -> JoinGroupResult:
         """The current generation, with the *old* leader id and no member list (the new id is unknown
         to the others, so the leader must not reassign now) — or, for a KIP-814 client, the real leader,
-        the member list if it is the leader, and skip_assignment."""
+        the member list if it is the leader, and skip_assignment = is the leader (SPEC.md §3.1 J5a step 4 and
+        Corrections 1; GroupCoordinator.scala 3.9.0-rc3 lines 1407-1422: a follower gets false and no list)."""
         protocol_type = group.protocol_type if self.profile.join_response_has_protocol_type else None
         if rejoin.skip_assignment:
             is_leader = group.is_leader(rejoin.new_member_id)
             return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
                                    group.leader_id or "", rejoin.new_member_id,
-                                   group.current_member_metadata() if is_leader else (), True)
+                                   group.current_member_metadata() if is_leader else (), is_leader)
         return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
                                rejoin.leader_id or "", rejoin.new_member_id, ())
 

@@ -131,11 +131,12 @@ def test_members_not_rejoined_lose_their_ops(profile: str, remaining: int) -> No
         assert hb_deadlines(c, scene.follower) == []
 
 
-@pytest.mark.parametrize("profile,left", [("0.10.0", True), ("2.4.1", True), ("2.7.0", False), ("3.9", False)])
+@pytest.mark.parametrize("profile,left", [("0.10.0", True), ("2.4.1", False), ("2.7.0", False), ("3.9", False)])
 def test_unload_and_the_heartbeat_ops_of_the_dead_group(profile: str, left: bool) -> None:
-    """§4.6: 2.5.0+ tryComplete completes every op of a Dead group (onGroupUnloaded checks each member key,
-    §3.7); ≤ 2.4 tryComplete is only keep-predicate ∨ isLeaving, false for a Stable member's current op, so the
-    ops stay armed and later expire harmlessly (§3.7 "only log")."""
+    """§4.6 and SPEC.md Corrections 4: from 2.2.2/2.3.1/2.4.0 (KAFKA-8896) tryComplete completes every op of a Dead
+    group (GroupCoordinator.scala 2.4.1 lines 1113-1118; onGroupUnloaded checks each member key, §3.7). 0.10.0's
+    tryComplete is keep-predicate ∨ isLeaving only, false for a Stable member's current op, so its ops stay armed and
+    later expire harmlessly (§3.7 "only log"). (This test asserted 2.4.1 kept its ops before the correction.)"""
     scene = stable(profile)
     c = scene.c
     c.advance(100)

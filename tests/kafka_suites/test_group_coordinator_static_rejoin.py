@@ -17,8 +17,6 @@ __all__ = ["SUITE"]
 
 ALL = ("2.4.1", "2.7.0", "3.9.0")
 ROUNDROBIN = (("roundrobin", b""),)
-CORRECTION_1 = pytest.mark.xfail(strict=True, reason="SPEC.md correction 1 — implemented on branch i27-outputs")
-CORRECTION_2 = pytest.mark.xfail(strict=True, reason="SPEC.md correction 2 — implemented on branch i27-outputs")
 
 
 def _restart(k: Kafka, instance: str, protocols: tuple[tuple[str, bytes], ...]) -> JoinGroupResult:
@@ -84,7 +82,6 @@ def test_restarted_follower_whose_protocol_changes_the_group_protocol_rebalances
     assert joined.protocol_name == "roundrobin"
 
 
-@CORRECTION_2
 @restates("staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWhileSelectProtocolUnchangedPersistenceFailure",
           "2.7.0", "3.9.0")
 def test_failed_store_of_a_restart_reverts_the_id_but_keeps_the_new_protocols(profile: str) -> None:
@@ -109,7 +106,6 @@ def test_failed_store_of_a_restart_keeps_the_old_timeouts(profile: str) -> None:
         assert (member.session_timeout_ms, member.rebalance_timeout_ms) == (500, 500)
 
 
-@CORRECTION_1
 @restates("staticMemberRejoinWithUpdatedSessionAndRebalanceTimeoutsAndPersistChange", "3.9.0")
 def test_stored_restart_takes_the_new_timeouts(profile: str) -> None:
     k = Kafka(profile)
@@ -135,15 +131,9 @@ def _restart_keeping_the_group_protocol(profile: str) -> None:
     assert (sync.error, sync.assignment) == (Errors.NONE, r.follower_assignment)
 
 
-@restates("staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWhileSelectProtocolUnchanged", "2.7.0")
+@restates("staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWhileSelectProtocolUnchanged", "2.7.0", "3.9.0")
 def test_restarted_follower_keeping_the_group_protocol_is_stored(profile: str) -> None:
-    _restart_keeping_the_group_protocol(profile)
-
-
-@CORRECTION_1
-@restates("staticMemberRejoinWithUnknownMemberIdAndChangeOfProtocolWhileSelectProtocolUnchanged", "3.9.0")
-def test_restarted_follower_keeping_the_group_protocol_is_stored_no_skip_for_a_follower(profile: str) -> None:
-    _restart_keeping_the_group_protocol(profile)
+    _restart_keeping_the_group_protocol(profile)   # 3.9.0: a follower's answer has skipAssignment false (Corrections 1)
 
 
 def _restarted_follower_gets_its_assignment(profile: str) -> None:
@@ -157,15 +147,9 @@ def _restarted_follower_gets_its_assignment(profile: str) -> None:
     assert (sync.error, sync.assignment) == (Errors.NONE, r.follower_assignment)
 
 
-@restates("staticMemberRejoinAsFollowerWithUnknownMemberId", "2.4.1", "2.7.0")
+@restates("staticMemberRejoinAsFollowerWithUnknownMemberId", "2.4.1", "2.7.0", "3.9.0")
 def test_restarted_follower_syncs_with_its_new_id(profile: str) -> None:
-    _restarted_follower_gets_its_assignment(profile)
-
-
-@CORRECTION_1
-@restates("staticMemberRejoinAsFollowerWithUnknownMemberId", "3.9.0")
-def test_restarted_follower_syncs_with_its_new_id_no_skip_for_a_follower(profile: str) -> None:
-    _restarted_follower_gets_its_assignment(profile)
+    _restarted_follower_gets_its_assignment(profile)   # 3.9.0: skipAssignment false for a follower (Corrections 1)
 
 
 @restates("shouldGetDifferentStaticMemberIdAfterEachRejoin", *ALL)

@@ -58,6 +58,9 @@ class Before:
     protocol_type: str | None = None      # the group's recorded protocol type
     statics: dict[str, str] = field(default_factory=dict)   # group.instance.id -> member id (KIP-345)
     append_generation: int = -1           # the generation of the group object of the oldest pending append
+    #: the oldest pending append's JoinGroup when it is a static id replacement's (request key, new member id): its
+    #: store callback answers that request whether or not it is still parked (KAFKA-10284, 2.6.1+)
+    append_join: tuple[Any, str] | None = None
     #: a real client's request the model has no action for — a batch LeaveGroup of several identities, or
     #: static membership (the abstract model has no instance ids): its states are still checked, its outputs are not
     unlabelled: bool = False
@@ -71,6 +74,9 @@ def capture(world: World, action: Action | None = None) -> Before:
     before.group = group
     if coord.appends:
         before.append_generation = coord.appends[0].group.generation_id
+        rejoin = coord.appends[0].rejoin
+        if rejoin is not None:
+            before.append_join = (rejoin.future_key, rejoin.new_member_id)
     if group is not None:
         before.slot_of = slots_by_id(coord, group)
         before.generation = group.generation_id
@@ -278,6 +284,10 @@ def _answers(world: World, before: Before, state: State, after_generation: int) 
             mid = req.member_id or _instance_owner(before, req)
         else:
             mid = before.parked.get(resp.key, "?")
+            if mid == "?" and before.append_join is not None and resp.key == before.append_join[0]:
+                # a failed static store answers its JoinGroup even after a join completion answered it (finding
+                # failed-static-store-answers-the-captured-join): the answer is the replaced member's
+                mid = before.append_join[1]
         value = before.slot_of.get(mid, FREE) if mid else FREE
         generation: Any = resp.generation_id if resp.api == "JoinGroup" else "-"
         shape = "-"

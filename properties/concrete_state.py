@@ -127,6 +127,17 @@ def stable_has_members(obs: Observation) -> Witness | None:
     return None
 
 
+def unwatched_static_excused(obs: Observation, member: object) -> bool:
+    """The documented finding static-store-answer-leaves-no-expiration (properties/findings.py): from 2.6.1 a static
+    restart in Stable parks its JoinGroup until the store callback answers it, and that answer does not reschedule
+    the heartbeat (SPEC.md §3.1 J5a step 4) — so a static member whose op completed or expired while it awaited the
+    store (awaiting ⇒ kept, §4.6) is idle with none. The state shows no more than that: a static member (its answers
+    and the timers each step arms are still judged exactly by the labelled refinement, model/static.py)."""
+    return (excused("static-store-answer-leaves-no-expiration")
+            and fact("static-rejoin-persisted-in-stable", obs.profile)
+            and getattr(member, "group_instance_id", None) is not None)
+
+
 @always("idle-member-has-a-live-heartbeat-expiration",
         claim="Every member of a live group that has no parked JoinGroup or SyncGroup has a live DelayedHeartbeat "
               "that fires within its session timeout of its last liveness event.",
@@ -138,7 +149,7 @@ def idle_member_watched(obs: Observation) -> Witness | None:
     if g is None:
         return None
     for m in g.members:
-        if m.awaiting:
+        if m.awaiting or unwatched_static_excused(obs, m):
             continue
         ops = [op for op in obs.ops_of(g.incarnation, ("DelayedHeartbeat",)) if op.member_id == m.member_id]
         if not fact("heartbeat-satisfied-flag", obs.profile):
@@ -288,6 +299,19 @@ def dead_not_cached(obs: Observation) -> Witness | None:
 #: the documented finding (properties/findings.py) whose IllegalStateException the property below excuses while the
 #: checkers excuse it: SPEC.md §3.1 J5b step 3, a JoinGroup carrying a group.instance.id from a pending member id
 STATIC_PENDING_JOIN = "instance-id-with-a-pending-member-id-throws"
+#: ... and the failed store of a static id replacement whose new id is no longer a member (SPEC.md §3.1 J5a step 4)
+STATIC_GONE_REVERT = "failed-static-store-of-a-departed-member-throws"
+
+
+def _reverts_a_departed_member(before: Observation, step: Step) -> bool:
+    """A failed append whose oldest pending append is a static id replacement whose new member id has left the
+    group (replaced again, removed): the store callback's revert replaces a member that does not exist."""
+    if not excused(STATIC_GONE_REVERT) or step.action.kind != "CompleteAppend" or step.action.arg == "NONE":
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    owner = next((g for g in before.groups if g.incarnation == before.appends[0].incarnation), None)
+    return owner is None or owner.member(before.appends[0].member_id) is None
 
 
 @always_step("no-illegal-state-error",
@@ -303,5 +327,7 @@ def no_illegal_state(before: Observation, step: Step, after: Observation) -> Wit
     req, g = delivered_request(before, step), before.group
     if (excused(STATIC_PENDING_JOIN) and req is not None and req.api == "JoinGroup" and req.member_id
             and req.group_instance_id is not None and g is not None and req.member_id in g.pending_members):
+        return None
+    if _reverts_a_departed_member(before, step):
         return None
     return {"errors": after.errors, "last_error": thrown[-1]}

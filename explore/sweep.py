@@ -136,8 +136,11 @@ class _Config(Generic[R]):
 
 
 class _Sweep(Planning[R], Generic[R]):
-    def __init__(self, runs: Runs[R], covered: set[EdgeKey], seed: int, keep: int, cap: int) -> None:
+    def __init__(self, runs: Runs[R], covered: set[EdgeKey], seed: int, keep: int, cap: int,
+                 by_timing: bool = False) -> None:
         self.runs, self.covered, self.keep_n, self.cap = runs, set(covered), keep, cap
+        #: keep runs apart by their timing (harness.puppets.timing) where no timed graph says which one an edge needs
+        self.by_timing = by_timing
         self.seed = seed
         self.members: dict[EdgeKey, list[int]] = {}     # edge -> the configurations whose map has it
         self.open: list[int] = []                        # uncovered edges per configuration's map
@@ -155,7 +158,7 @@ class _Sweep(Planning[R], Generic[R]):
             return          # beyond the map (a third pending append, a fourth member): nothing to sweep from there
         world = self.runs.world(run)
         due = len(world.coord.due_timers())
-        sign = timing(world) if config.timings else situation(world)
+        sign = timing(world) if config.timings or self.by_timing else situation(world)
         kept = config.kept.get(state)
         if kept is None:
             kept = config.kept[state] = []
@@ -240,10 +243,24 @@ class _Sweep(Planning[R], Generic[R]):
             if candidates and candidates[0][-1].kind == "Receive":
                 random.Random(f"{self.seed}/{kept.number}/{edge[1]}").shuffle(candidates)   # the same order each pass
             start, seen[kept.number] = seen.get(kept.number, 0), cap
-            for sequence in candidates[start:cap]:
-                if self.result.failed is not None or self.try_one(config, kept.run, sequence, edge) is not None:
+            for n, sequence in enumerate(candidates[start:cap], start):
+                if self.result.failed is not None:
+                    return False
+                if self.try_one(config, kept.run, sequence, edge) is not None:
+                    if self.by_timing:
+                        self.other_millisecond(config, kept.run, sequence, candidates[n + 1:], edge)
                     return self.result.failed is None
         return False
+
+    def other_millisecond(self, config: _Config[R], run: R, done: Sequence[Action], rest: Sequence[Sequence[Action]],
+                          edge: EdgeKey) -> None:
+        """Where the millisecond decides later edges (``by_timing``): the edge once more by the first candidate that
+        moves the clock where ``done`` did not (or the other way round), so that its target is kept in both timings —
+        which members' ops were armed in the millisecond a later step falls in."""
+        moved = any(a.kind == "AdvanceClock" for a in done)
+        other = next((seq for seq in rest if any(a.kind == "AdvanceClock" for a in seq) != moved), None)
+        if other is not None:
+            self.try_one(config, run, other, edge)
 
     def retime(self, config: _Config[R], edge: EdgeKey, fits: frozenset[object]) -> list[_Kept[R]]:
         """A run of the edge's source in a timing it is taken from, derived from a kept run by a stutter prefix whose
@@ -412,13 +429,13 @@ def _order(edge: EdgeKey) -> tuple[str, str, str]:
 
 def sweep(runs: Runs[R], maps: Sequence[frozenset[EdgeKey]], covered: set[EdgeKey], budget_steps: int, seed: int,
           keep: int = KEEP, cap: int = CAP, timings: Sequence[Mapping[EdgeKey, frozenset[object]]] = (),
-          plans: Sequence[TimedMap | None] = ()) -> SweepResult[R]:
+          plans: Sequence[TimedMap | None] = (), by_timing: bool = False) -> SweepResult[R]:
     """Spend about ``budget_steps`` steps realising the edges of ``maps`` not in ``covered`` (not changed).
 
     ``maps[i]``: the abstract edges configuration ``i`` (a world ``runs.starts[i]`` starts, puppet clients) can take;
     ``timings[i]`` (optional): per edge, the timings of its source a timed run takes it from (explore/deadlines.py) —
     runs are then kept for the timings the uncovered edges need and tried first where the timing fits."""
-    search: _Sweep[R] = _Sweep(runs, covered, seed, keep, cap)
+    search: _Sweep[R] = _Sweep(runs, covered, seed, keep, cap, by_timing)
     configs: list[_Config[R]] = [_Config(i, edges, timings[i] if timings else {}, plans[i] if plans else None)
                                  for i, edges in enumerate(maps)]
     for index, edges in enumerate(maps):

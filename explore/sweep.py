@@ -243,24 +243,10 @@ class _Sweep(Planning[R], Generic[R]):
             if candidates and candidates[0][-1].kind == "Receive":
                 random.Random(f"{self.seed}/{kept.number}/{edge[1]}").shuffle(candidates)   # the same order each pass
             start, seen[kept.number] = seen.get(kept.number, 0), cap
-            for n, sequence in enumerate(candidates[start:cap], start):
-                if self.result.failed is not None:
-                    return False
-                if self.try_one(config, kept.run, sequence, edge) is not None:
-                    if self.by_timing:
-                        self.other_millisecond(config, kept.run, sequence, candidates[n + 1:], edge)
+            for sequence in candidates[start:cap]:
+                if self.result.failed is not None or self.try_one(config, kept.run, sequence, edge) is not None:
                     return self.result.failed is None
         return False
-
-    def other_millisecond(self, config: _Config[R], run: R, done: Sequence[Action], rest: Sequence[Sequence[Action]],
-                          edge: EdgeKey) -> None:
-        """Where the millisecond decides later edges (``by_timing``): the edge once more by the first candidate that
-        moves the clock where ``done`` did not (or the other way round), so that its target is kept in both timings —
-        which members' ops were armed in the millisecond a later step falls in."""
-        moved = any(a.kind == "AdvanceClock" for a in done)
-        other = next((seq for seq in rest if any(a.kind == "AdvanceClock" for a in seq) != moved), None)
-        if other is not None:
-            self.try_one(config, run, other, edge)
 
     def retime(self, config: _Config[R], edge: EdgeKey, fits: frozenset[object]) -> list[_Kept[R]]:
         """A run of the edge's source in a timing it is taken from, derived from a kept run by a stutter prefix whose

@@ -145,18 +145,20 @@ def same_millisecond_matters(profile: str) -> bool:
 
 
 def _at_join_deadline(world: World) -> list[Sequence_]:
-    """Where the millisecond matters (``same_millisecond_matters``): the clock moved just past a live timer's deadline,
-    so that the request lands in the millisecond the timer fires in (a new member added then keeps its 5-minute op
-    through the join completion that timer causes)."""
+    """Where the millisecond matters (``same_millisecond_matters``): the clock moved just past the DelayedJoin's
+    deadline, so that the request lands in the millisecond it fires in (a new member added then keeps its 5-minute op
+    through the join completion). Measured, 2.4.1 sweep alone at 40,000 steps: 6,889 edges without, 7,053 with; just
+    past every live deadline instead: fewer (the candidates of every request grow)."""
     if not same_millisecond_matters(world.profile.name):
         return []
-    now = world.coord.now_ms
-    return [seq for seq in ticks(world) if int(seq[0].arg) > 1 or now + 1 in _deadlines(world)]
-
-
-def _deadlines(world: World) -> set[int]:
-    group = world.coord.groups.get(world.group_id)
-    return {op.deadline_ms + 1 for op in world.coord.timer.entries.values() if getattr(op, "group", None) is group}
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    if group is None or coord.due_timers():
+        return []
+    return [(Action("AdvanceClock", -1, op.deadline_ms + 1 - coord.now_ms),)
+            for _, op in sorted(coord.timer.entries.items())
+            if isinstance(op, DelayedJoin) and op.group is group and op.deadline_ms >= coord.now_ms
+            and _time_left(world, op.deadline_ms + 1 - coord.now_ms)]
 
 
 def variations(world: World) -> list[Sequence_]:

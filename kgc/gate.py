@@ -39,6 +39,7 @@ from impl.mutants import get_mutant
 from explore.coverage import CoverageReport
 from explore.deadlines import applies as timed
 from explore.static_coverage import static_map
+from harness.puppets import same_millisecond_matters
 from kgc.directed import Coverage, profile_map, report, swept
 from kgc.runs import CheckedRun, Found, shrink
 from model.releases import fact
@@ -95,7 +96,10 @@ SWEEP_STEPS = 80000
 #: where time decides edges (explore/deadlines.py ``applies``: 0.10's fixed-session deadline arithmetic) the sweep plans
 #: in the timed graph (explore/plan.py), and its steps are worth more there — measured on 0.10.0, seed 0, gate phases
 #: (bench/results/coverage-0.10.0-2026-11-27.md): 1× 87.0 % (REPLAN 32), 2× 91.1 %, 4× 92.5 % (before third ops). It
-#: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max
+#: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max.
+#: 2.4.1 gets the same (harness.puppets.same_millisecond_matters: a new member keeps its 5-minute op through the join
+#: completion of its own millisecond only, so its map's edges need concrete timings as 0.10.0's do; measured, sweep
+#: alone: 40,000 steps 59 %, 160,000 steps 89 % — bench/results/coverage-2.4.1-2026-11-27.md)
 TIMED_SWEEP = 2
 TIMED_SWEEP_MAX = 120000
 #: what the sweep's puppets stand for: any well-formed request at any time, as an adversarial client sends
@@ -260,8 +264,8 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
     (explore/sweep.py)."""
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
-    steps = min(plan.sweep_steps * TIMED_SWEEP, max(plan.sweep_steps, TIMED_SWEEP_MAX)) if timed(profile) \
-        else plan.sweep_steps
+    timing = timed(profile) or same_millisecond_matters(profile)
+    steps = min(plan.sweep_steps * TIMED_SWEEP, max(plan.sweep_steps, TIMED_SWEEP_MAX)) if timing else plan.sweep_steps
     found = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, steps, seed, mutant)
     result = PhaseResult("directed", runs=found.tries, steps=found.steps,
                          note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "

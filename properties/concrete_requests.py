@@ -10,6 +10,7 @@ from harness.excuses import excused
 from model.profiles import heartbeat_answers, heartbeat_resets
 from model.releases import RUNNABLE, fact
 from properties.catalog import Witness, always_step
+from properties.concrete_state import orphan_static_completion, orphan_static_join
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
 from properties.static_reads import replacement_answers
 
@@ -190,6 +191,8 @@ def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness
              claim="A successful JoinGroup response names the member, the group's current generation and its leader.",
              source="SPEC.md §3.1 (JoinGroup success response: memberId, new generation, protocol, leaderId)")
 def join_response_fields(before: Observation, step: Step, after: Observation) -> Witness | None:
+    if orphan_static_completion(before, step):
+        return None   # the documented finding: the callback answers from the unloaded object
     g = after.group
     replacing = replacement_answers(before, step)   # they name the leader before the replacement (§3.1 J5a 4)
     for r in step.responses:
@@ -254,6 +257,8 @@ def unload_answers(before: Observation, step: Step, after: Observation) -> Witne
         return None
     got = {r.key: r.error for r in step.responses}
     for p in before.parked:
+        if orphan_static_join(before, p):
+            continue
         if p.incarnation == before.group.incarnation and got.get(p.key) != "NOT_COORDINATOR":
             return {"request": p.key, "api": p.api, "holder": p.member_id, "answer": got.get(p.key)}
     return None

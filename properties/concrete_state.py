@@ -138,6 +138,30 @@ def unwatched_static_excused(obs: Observation, member: object) -> bool:
             and getattr(member, "group_instance_id", None) is not None)
 
 
+def orphan_static_join(obs: Observation, parked: object) -> bool:
+    """The documented finding unload-leaves-a-static-restarts-join-parked (properties/findings.py): from 2.6.1 a static
+    restart in Stable parks its JoinGroup until the store callback of its id replacement answers it; onGroupUnloaded
+    answers only the parked SyncGroups of a Stable group (SPEC.md §3.7), so that JoinGroup stays parked on the
+    unloaded object until the callback — which acts on that object — answers it. Exactly that: a parked JoinGroup whose
+    holder has a static append of its group object pending."""
+    if not excused("unload-leaves-a-static-restarts-join-parked") or getattr(parked, "api", "") != "JoinGroup":
+        return False
+    return any(a.kind == "static" and a.incarnation == getattr(parked, "incarnation", None)
+               and a.member_id == getattr(parked, "member_id", None) for a in obs.appends)
+
+
+def orphan_static_completion(before: Observation, step: Step) -> bool:
+    """The same finding (unload-leaves-a-static-restarts-join-parked), when that store callback runs: a completed append
+    whose oldest pending append is a static id replacement of a group object that is no longer the cached one. It acts
+    on that object — answers its join with that object's generation and leader, reverts and reschedules there, where
+    the heartbeat op completes at birth (the object is Dead, SPEC.md §4.6, correction 4)."""
+    if not excused("unload-leaves-a-static-restarts-join-parked") or step.action.kind != "CompleteAppend":
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    return before.group is None or before.appends[0].incarnation != before.group.incarnation
+
+
 @always("idle-member-has-a-live-heartbeat-expiration",
         claim="Every member of a live group that has no parked JoinGroup or SyncGroup has a live DelayedHeartbeat "
               "that fires within its session timeout of its last liveness event.",
@@ -238,6 +262,8 @@ def completes_at_most_once(obs: Observation) -> Witness | None:
 def parked_on_member(obs: Observation) -> Witness | None:
     g = obs.group
     for p in obs.parked:
+        if orphan_static_join(obs, p):
+            continue
         if not p.in_table or g is None or p.incarnation != g.incarnation or g.state is D:
             return {"request": p.key, "api": p.api, "holder": p.member_id, "holder_in_member_table": p.in_table,
                     "holder_group": p.incarnation, "cached_group": None if g is None else g.incarnation,

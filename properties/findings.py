@@ -156,6 +156,19 @@ FINDINGS: tuple[Finding, ...] = (
         "(model/static.py complete_static_append: a failure for an id that is gone since cannot revert). Found by the "
         "static scope's sweep once it reached Stable.",
         "failed_static_store_of_a_departed_member_throws"),
+    Finding(
+        "unload-leaves-a-static-restarts-join-parked", profiles_where(when("static-rejoin-persisted-in-stable")),
+        ("unload-answers-every-parked-request-not-coordinator", "parked-request-belongs-to-a-current-member",
+         "join-response-carries-the-group-generation-and-leader", "fresh-heartbeat-not-completed-by-its-own-watch"),
+        "A static restart in Stable (KAFKA-10284, 2.6.1+) parks its JoinGroup until the store callback of its id "
+        "replacement answers it. onGroupUnloaded answers the parked requests of a Stable group's members with "
+        "maybeInvokeSyncCallback only (SPEC.md §3.7; GroupCoordinator.onGroupUnloaded), so that JoinGroup stays "
+        "parked on the unloaded group object — no longer the cached group — until the store callback, which acts on "
+        "that object, answers it — with that object's generation and leader, or, failing, reverts there and "
+        "reschedules on the Dead object, whose new heartbeat op completes at birth (§4.6, correction 4). The model "
+        "has it (model/static.py: an orphan static append answers the join its object still holds). Found by the "
+        "static walk with partition moves.",
+        "unload_leaves_a_static_restarts_join_parked"),
 )
 
 #: the finding whose IllegalStateError the properties below may follow

@@ -15,7 +15,8 @@ from properties.findings import get_finding
 CAPTURED = get_finding("failed-static-store-answers-the-captured-join")
 UNWATCHED = get_finding("static-store-answer-leaves-no-expiration")
 DEPARTED = get_finding("failed-static-store-of-a-departed-member-throws")
-FOUND = (CAPTURED, UNWATCHED, DEPARTED)
+UNLOADED = get_finding("unload-leaves-a-static-restarts-join-parked")
+FOUND = (CAPTURED, UNWATCHED, DEPARTED, UNLOADED)
 
 
 def _record(name: str, profile: str) -> Trace:
@@ -69,6 +70,21 @@ def test_a_failed_store_of_a_departed_static_member_throws(profile: str) -> None
     step = run.world.steps[v.step]
     assert step.action.kind == "CompleteAppend" and step.action.arg != "NONE"
     assert replay_checked(trace, actions_of(trace), "no-illegal-state-error") is None
+
+
+@pytest.mark.parametrize("profile", UNLOADED.profiles)
+def test_an_unload_leaves_a_static_restarts_join_parked_on_the_unloaded_object(profile: str) -> None:
+    trace = _record(UNLOADED.name, profile)
+    prop = trace.violation.property if trace.violation else ""
+    assert prop in UNLOADED.properties
+    _, run, v = _unexcused_run(UNLOADED.name, profile, prop)
+    steps = run.world.steps[:v.step + 1]
+    # a static restart (a delivered JoinGroup that replaced an id) came before a partition move
+    restarts = [s.index for s in steps if s.action.kind == "DeliverRequest"
+                and any(type(e).__name__ == "StaticMemberReplaced" for e in s.events)]
+    unloads = [s.index for s in steps if s.action.kind == "UnloadGroup"]
+    assert restarts and unloads and restarts[0] < unloads[-1]
+    assert replay_checked(trace, actions_of(trace), prop) is None
 
 
 def test_the_records_are_what_the_gate_found() -> None:

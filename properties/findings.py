@@ -162,8 +162,9 @@ FINDINGS: tuple[Finding, ...] = (
          "join-response-carries-the-group-generation-and-leader", "fresh-heartbeat-not-completed-by-its-own-watch"),
         "A static restart in Stable (KAFKA-10284, 2.6.1+) parks its JoinGroup until the store callback of its id "
         "replacement answers it. onGroupUnloaded answers the parked requests of a Stable group's members with "
-        "maybeInvokeSyncCallback only (SPEC.md §3.7; GroupCoordinator.onGroupUnloaded), so that JoinGroup stays "
-        "parked on the unloaded group object — no longer the cached group — until the store callback, which acts on "
+        "maybeInvokeSyncCallback only (SPEC.md §3.7; GroupCoordinator.onGroupUnloaded, 3.9.0-rc3 lines 1202–1206, "
+        "2.7.0 from line 869), so that JoinGroup stays parked on the unloaded group object — no longer the cached "
+        "group — until the store callback, which acts on "
         "that object, answers it — with that object's generation and leader, or, failing, reverts there and "
         "reschedules on the Dead object, whose new heartbeat op completes at birth (§4.6, correction 4). The model "
         "has it (model/static.py: an orphan static append answers the join its object still holds). Found by the "

@@ -57,6 +57,9 @@ class Before:
     protocol_type: str | None = None      # the group's recorded protocol type
     statics: dict[str, str] = field(default_factory=dict)   # group.instance.id -> member id (KIP-345)
     append_generation: int = -1           # the generation of the group object of the oldest pending append
+    #: the oldest pending append's JoinGroup when it is a static id replacement's (request key, new member id): its
+    #: store callback answers that request whether or not it is still parked (KAFKA-10284, 2.6.1+)
+    append_join: tuple[Any, str] | None = None
     append_group: object = None           # the group object of the oldest pending append
     append_seqs: tuple[int, ...] = ()     # the pending appends, oldest first
     leader_id: str | None = None          # the group's leader before the step
@@ -75,6 +78,9 @@ def capture(world: World, action: Action | None = None) -> Before:
     before.group = group
     if coord.appends:
         before.append_generation = coord.appends[0].group.generation_id
+        rejoin = coord.appends[0].rejoin
+        if rejoin is not None:
+            before.append_join = (rejoin.future_key, rejoin.new_member_id)
         before.append_group = coord.appends[0].group
         before.append_seqs = tuple(p.seq for p in coord.appends)
     if group is not None:

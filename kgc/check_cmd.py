@@ -24,6 +24,8 @@ from reports.violation import ViolationReport
 
 DEFAULT_OUT = Path(".kgc-out/check")
 UNCOVERED_FILE = "uncovered-edges.tsv"
+#: the static scope's uncovered edges (its own map, explore/static_coverage.py)
+UNCOVERED_STATIC_FILE = "uncovered-static-edges.tsv"
 SHOWN_UNCOVERED = 5      # uncovered edges printed on the terminal (all of them go to UNCOVERED_FILE)
 
 
@@ -91,12 +93,15 @@ def _summary(result: GateResult) -> Table:
     return table
 
 
-def print_coverage(cov: CoverageReport, console: Console, listing: Path) -> None:
-    """Covered/reachable states and edges, the reasons edges are left out, the first uncovered ones, a warning."""
+def print_coverage(cov: CoverageReport, console: Console, listing: Path, static: bool = False) -> None:
+    """Covered/reachable states and edges, the reasons edges are left out, the first uncovered ones, a warning;
+    ``static``: the static scope's own map (explore/static_coverage.py)."""
     pct = 100.0 * cov.covered_edges / cov.reachable_edges if cov.reachable_edges else 100.0
-    console.print(f"abstract coverage, profile {cov.profile}: states {cov.covered_states:,}/{cov.reachable_states:,}, "
-                  f"edges {cov.covered_edges:,}/{cov.reachable_edges:,} reachable ({pct:.1f} %) of "
-                  f"{cov.model_edges:,} in the 3-slot model graph of the walk scopes")
+    what, graph = ("static scope, ", "static model graph of the static walk") if static else ("", "model graph of the "
+                                                                                                "walk scopes")
+    console.print(f"abstract coverage, {what}profile {cov.profile}: states {cov.covered_states:,}/"
+                  f"{cov.reachable_states:,}, edges {cov.covered_edges:,}/{cov.reachable_edges:,} reachable ({pct:.1f} "
+                  f"%) of {cov.model_edges:,} in the 3-slot {graph}")
     reasons = Counter(r for *_, r in cov.uncovered)
     for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
         console.print(f"  {n:>6,}  {reason}", markup=False)
@@ -145,6 +150,14 @@ def _write(result: GateResult, out: Path, console: Console, findings: list[Repro
         print_coverage(cov, console, listing)
         if cov.missing:
             notes.append(f"warning: {cov.missing} reachable abstract edges not reached in budget")
+    static = result.static_coverage
+    if static is not None:
+        listing = directory / UNCOVERED_STATIC_FILE
+        listing.write_text("before\taction\tafter\treason\n" + "".join(
+            "\t".join(row) + "\n" for row in static.uncovered), encoding="utf-8")
+        print_coverage(static, console, listing, static=True)
+        if static.missing:
+            notes.append(f"warning: {static.missing} reachable static-scope edges not reached in budget")
     summary = RunSummary(result.profile, result.mutant, result.seed, result.passed, result.properties, reports,
                          counts={p.name: p.steps for p in result.phases},
                          coverage=cov.to_json() if cov is not None else {},
@@ -155,6 +168,9 @@ def _write(result: GateResult, out: Path, console: Console, findings: list[Repro
                             "detail": r.detail, "report": rel(r.report) if r.report else None} for r in findings]
     if cov is not None:
         obj["uncovered_edges"] = _uncovered_rows(cov)
+    if static is not None:
+        obj["static_coverage"] = static.to_json()
+        obj["uncovered_static_edges"] = _uncovered_rows(static)
     (directory / "run.json").write_text(json.dumps(obj, sort_keys=True, indent=1) + "\n", encoding="utf-8")
     (directory / "junit.xml").write_text(junit_xml(summary), encoding="utf-8")
 

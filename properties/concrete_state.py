@@ -127,6 +127,41 @@ def stable_has_members(obs: Observation) -> Witness | None:
     return None
 
 
+def unwatched_static_excused(obs: Observation, member: object) -> bool:
+    """The documented finding static-store-answer-leaves-no-expiration (properties/findings.py): from 2.6.1 a static
+    restart in Stable parks its JoinGroup until the store callback answers it, and that answer does not reschedule
+    the heartbeat (SPEC.md §3.1 J5a step 4) — so a static member whose op completed or expired while it awaited the
+    store (awaiting ⇒ kept, §4.6) is idle with none. The state shows no more than that: a static member (its answers
+    and the timers each step arms are still judged exactly by the labelled refinement, model/static.py)."""
+    return (excused("static-store-answer-leaves-no-expiration")
+            and fact("static-rejoin-persisted-in-stable", obs.profile)
+            and getattr(member, "group_instance_id", None) is not None)
+
+
+def orphan_static_join(obs: Observation, parked: object) -> bool:
+    """The documented finding unload-leaves-a-static-restarts-join-parked (properties/findings.py): from 2.6.1 a static
+    restart in Stable parks its JoinGroup until the store callback of its id replacement answers it; onGroupUnloaded
+    answers only the parked SyncGroups of a Stable group (SPEC.md §3.7), so that JoinGroup stays parked on the
+    unloaded object until the callback — which acts on that object — answers it. Exactly that: a parked JoinGroup whose
+    holder has a static append of its group object pending."""
+    if not excused("unload-leaves-a-static-restarts-join-parked") or getattr(parked, "api", "") != "JoinGroup":
+        return False
+    return any(a.kind == "static" and a.incarnation == getattr(parked, "incarnation", None)
+               and a.member_id == getattr(parked, "member_id", None) for a in obs.appends)
+
+
+def orphan_static_completion(before: Observation, step: Step) -> bool:
+    """The same finding (unload-leaves-a-static-restarts-join-parked), when that store callback runs: a completed append
+    whose oldest pending append is a static id replacement of a group object that is no longer the cached one. It acts
+    on that object — answers its join with that object's generation and leader, reverts and reschedules there, where
+    the heartbeat op completes at birth (the object is Dead, SPEC.md §4.6, correction 4)."""
+    if not excused("unload-leaves-a-static-restarts-join-parked") or step.action.kind != "CompleteAppend":
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    return before.group is None or before.appends[0].incarnation != before.group.incarnation
+
+
 @always("idle-member-has-a-live-heartbeat-expiration",
         claim="Every member of a live group that has no parked JoinGroup or SyncGroup has a live DelayedHeartbeat "
               "that fires within its session timeout of its last liveness event.",
@@ -138,7 +173,7 @@ def idle_member_watched(obs: Observation) -> Witness | None:
     if g is None:
         return None
     for m in g.members:
-        if m.awaiting:
+        if m.awaiting or unwatched_static_excused(obs, m):
             continue
         ops = [op for op in obs.ops_of(g.incarnation, ("DelayedHeartbeat",)) if op.member_id == m.member_id]
         if not fact("heartbeat-satisfied-flag", obs.profile):
@@ -227,6 +262,8 @@ def completes_at_most_once(obs: Observation) -> Witness | None:
 def parked_on_member(obs: Observation) -> Witness | None:
     g = obs.group
     for p in obs.parked:
+        if orphan_static_join(obs, p):
+            continue
         if not p.in_table or g is None or p.incarnation != g.incarnation or g.state is D:
             return {"request": p.key, "api": p.api, "holder": p.member_id, "holder_in_member_table": p.in_table,
                     "holder_group": p.incarnation, "cached_group": None if g is None else g.incarnation,
@@ -289,6 +326,19 @@ def dead_not_cached(obs: Observation) -> Witness | None:
 #: checkers excuse it: SPEC.md §3.1 J5b step 3, a JoinGroup carrying a group.instance.id from a pending member id —
 #: and, before validateCurrentMember (3.0.0), a LeaveGroup doing the same (GroupCoordinator.scala 2.4.1 471-474)
 STATIC_PENDING_JOIN = "instance-id-with-a-pending-member-id-throws"
+#: ... and the failed store of a static id replacement whose new id is no longer a member (SPEC.md §3.1 J5a step 4)
+STATIC_GONE_REVERT = "failed-static-store-of-a-departed-member-throws"
+
+
+def _reverts_a_departed_member(before: Observation, step: Step) -> bool:
+    """A failed append whose oldest pending append is a static id replacement whose new member id has left the
+    group (replaced again, removed): the store callback's revert replaces a member that does not exist."""
+    if not excused(STATIC_GONE_REVERT) or step.action.kind != "CompleteAppend" or step.action.arg == "NONE":
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    owner = next((g for g in before.groups if g.incarnation == before.appends[0].incarnation), None)
+    return owner is None or owner.member(before.appends[0].member_id) is None
 
 
 @always_step("no-illegal-state-error",
@@ -308,5 +358,7 @@ def no_illegal_state(before: Observation, step: Step, after: Observation) -> Wit
         req.api == "LeaveGroup" and not fact("validate-current-member", before.profile)))
     if (excused(STATIC_PENDING_JOIN) and req is not None and throws_on and req.member_id
             and req.group_instance_id is not None and g is not None and req.member_id in g.pending_members):
+        return None
+    if _reverts_a_departed_member(before, step):
         return None
     return {"errors": after.errors, "last_error": thrown[-1]}

@@ -72,8 +72,9 @@ def test_the_uncovered_list_is_well_formed() -> None:
     assert list(rows) == sorted(rows, key=lambda r: (not r[3].startswith(NOT_REACHED), r[3], r[0], r[1], r[2]))
     assert all(r[3] for r in rows) and cov.covered_states <= cov.reachable_states
     reasons = {r[3] for r in rows}
-    assert "no client changes its protocol metadata (ClientConfig.protocols is fixed)" in reasons
-    assert all(not (r[1].startswith("JoinGroup/changed") and r[3].startswith(NOT_REACHED)) for r in rows)
+    assert "the scope has resubscribes=False: no client changes its protocol metadata" in reasons
+    # the churn scope's Java consumers change their subscription: its JoinGroup/changed edges are reachable
+    assert any(r[1].startswith("JoinGroup/changed") and r[3].startswith(NOT_REACHED) for r in rows)
     assert cov.to_json()["abstract_edges_not_offered"] == cov.model_edges - cov.reachable_edges
 
 
@@ -87,6 +88,8 @@ def test_not_offered_argues_from_the_clients_and_the_scope() -> None:
     assert not_offered("OffsetCommit/simple", "", churn, WALK_KINDS, "3.9") is None
     assert not_offered("CompleteAppend", "error", calm, WALK_KINDS, "3.9") is not None
     assert not_offered("CompleteAppend", "error", WALK_SCOPES["faults"], WALK_KINDS, "3.9") is None
+    assert not_offered("JoinGroup/changed", "", calm, WALK_KINDS, "3.9") is not None    # resubscribes=False
+    assert churn.resubscribes and not_offered("JoinGroup/changed", "", churn, WALK_KINDS, "3.9") is None
 
 
 @pytest.mark.parametrize("profile", ["0.10.0", "3.9"])

@@ -65,7 +65,13 @@ def coarse_slots(slots: Sequence[Slot], profile: str) -> tuple[Slot, ...]:
     """The slots in the quotient, in place (slot i stays slot i; a gone id's inert ops become a free slot)."""
     if not applies(profile):
         return tuple(slots)
-    return tuple(FREE if s.status == ABSENT else coarse_slot(s, profile) for s in slots)
+    return tuple(_gone(s) if s.status == ABSENT else coarse_slot(s, profile) for s in slots)
+
+
+def _gone(slot: Slot) -> Slot:
+    """A gone id's slot: its ops are inert, but an owed SyncGroup is not [3.0+]: a static replacement leaves the old
+    id in pendingSyncMembers, where it keeps the DelayedSync from completing (SPEC.md Corrections 3)."""
+    return replace(FREE, pending_sync=True) if slot.pending_sync else FREE
 
 
 def quotient(state: State, profile: str) -> State:

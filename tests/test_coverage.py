@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -167,8 +168,9 @@ def test_time_rules_out_a_second_heartbeat_op_of_a_member_awaiting_since_the_reb
     other request does, and a new member holds none while it awaits its join), so its op is older than the DelayedJoin
     and cannot be in the millisecond the join completes: onCompleteJoin's reschedule leaves it one op (SPEC.md §4.6).
     A follower that committed after the rebalance began (a reschedule in PreparingRebalance, §3.5) and then rejoined
-    can — that edge stays, as does the one-op outcome."""
-    cmap = profile_map("0.10.0", {"churn": WALK_SCOPES["churn"]}, WALK_KINDS)
+    can — that edge stays, as does the one-op outcome. (Without resubscriptions: a leader that commits in
+    PreparingRebalance and then rejoins with a changed subscription makes its op younger too, as the follower's.)"""
+    cmap = profile_map("0.10.0", {"churn": replace(WALK_SCOPES["churn"], resubscribes=False)}, WALK_KINDS)
     source = "PreparingRebalance join=join sync=0 appends=[] slots=[MLJw MJw Mw]"
     leader = _key(cmap.excluded, source, "ExpireJoin",
                   "CompletingRebalance join=none sync=0 appends=[] slots=[MLww Mw -w]")

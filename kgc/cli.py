@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -19,6 +20,7 @@ from impl.mutants import UnknownMutantError
 from kgc import check_cmd, conform_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
 from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
 from impl.static import StaticRules
+from kgc.interrupts import Interrupted, interruptible
 from reports.terminal import format_ms, print_trace
 
 VERSION = "0.1.0"
@@ -175,6 +177,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
     console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
+    try:
+        with interruptible():
+            return _dispatch(parser, args, console)
+    except (Interrupted, KeyboardInterrupt) as exc:
+        # KeyboardInterrupt: a library that installs its own SIGINT handler (PySpark's context does)
+        stop = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+        sys.stderr.write(f"kgc {args.command or ''}: interrupted by {stop.name}"
+                         + (f"; {stop.kept}" if stop.kept else "") + ".\n")
+        return stop.exit_status
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace, console: Console) -> int:
     try:
         if args.command == "scenario":
             return _cmd_scenario(args, console)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import shutil
+import signal
 import time
 from dataclasses import replace
 from pathlib import Path
@@ -24,6 +25,9 @@ from explore.traces import counterexample
 from explore.workers import WorkerFailed
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
+from kgc.hints import kgc_command, shown_path
+from kgc.interrupts import Interrupted
+from kgc.progress import PhaseLog
 from kgc.reporting import violation_report, write_reports
 from reports.terminal import print_violation
 
@@ -111,23 +115,83 @@ def spec_from_args(args: argparse.Namespace) -> ExploreSpec:
         raise ExploreUsageError(str(exc)) from None
 
 
+class _Saved:
+    """Which level the local engine's checkpoint file holds, followed from the progress ticks (the file itself can
+    be hundreds of MB): it is written, if at all, just after the tick that ends a level."""
+
+    def __init__(self, out: Path, level: int | None) -> None:
+        self.path = out / CHECKPOINT
+        self.level, self.completed = level, level
+        self.mtime = self._mtime()
+
+    def _mtime(self) -> int | None:
+        try:
+            return self.path.stat().st_mtime_ns
+        except OSError:
+            return None
+
+    def refresh(self) -> None:
+        mtime = self._mtime()
+        if mtime != self.mtime:
+            self.mtime, self.level = mtime, self.completed
+
+    def tick(self, p: Tick) -> None:
+        self.refresh()
+        if p.level_done == p.level_total:
+            self.completed = p.level
+
+
 def _progress_bar(console: Console, enabled: bool) -> Progress:
     return Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                     TextColumn("{task.fields[stats]}"), TimeElapsedColumn(), TextColumn("level ETA"),
                     TimeRemainingColumn(), console=console, disable=not enabled, transient=True)
 
 
-def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, console: Console) -> ExploreResult:
-    bar = _progress_bar(console, not args.no_progress)
-    with bar:
-        task = bar.add_task("exploring", total=1, stats="")
+LOG_EVERY_S = 15.0   # dfs and pct have no levels: in a log, a progress line at most this often
 
-        def tick(p: Tick) -> None:
-            rate = p.states / p.elapsed if p.elapsed > 0 else 0.0
-            what = "schedules" if args.search == "pct" else f"level {p.level}"
-            frontier = f"frontier {p.level_total:,}  " if args.search != "pct" else ""
-            bar.update(task, description=what, total=max(p.level_total, 1), completed=p.level_done,
-                       stats=f"{frontier}{p.states:,} states  {p.edges:,} edges  {rate:,.0f} states/s")
+
+class _Ticker:
+    """The search's progress: a bar on a terminal; in a log (kgc.progress), a line per BFS level and one at most
+    every LOG_EVERY_S for dfs and pct."""
+
+    def __init__(self, args: argparse.Namespace, console: Console, saved: _Saved) -> None:
+        self.args, self.saved = args, saved
+        shown = not args.no_progress
+        self.bar = _progress_bar(console, shown and console.is_terminal)
+        self.log = PhaseLog(console, "kgc explore: starting") if shown and not console.is_terminal else None
+        self.task = self.bar.add_task("exploring", total=1, stats="")
+        self.last_line = 0.0
+
+    def stats(self, p: Tick) -> str:
+        rate = p.states / p.elapsed if p.elapsed > 0 else 0.0
+        frontier = f"frontier {p.level_total:,}  " if self.args.search != "pct" else ""
+        return f"{frontier}{p.states:,} states  {p.edges:,} edges  {rate:,.0f} states/s"
+
+    def __call__(self, p: Tick) -> None:
+        self.saved.tick(p)
+        what = "schedules" if self.args.search == "pct" else f"level {p.level}"
+        self.bar.update(self.task, description=what, total=max(p.level_total, 1), completed=p.level_done,
+                        stats=self.stats(p))
+        if self.log is None:
+            return
+        if self.args.search == "bfs":
+            if p.level_done == p.level_total:
+                self.log.event(f"kgc explore: level {p.level} done, {p.states:,} states, {p.edges:,} edges")
+        elif self.log.elapsed - self.last_line >= LOG_EVERY_S:
+            self.last_line = self.log.elapsed
+            done = f"{p.level_done:,} of {p.level_total:,} schedules, " if self.args.search == "pct" else ""
+            self.log.event(f"kgc explore: {done}{p.states:,} states, {p.edges:,} edges")
+
+    def note(self, text: str) -> None:
+        self.bar.update(self.task, description=text, stats="")
+        if self.log is not None:
+            self.log.event(f"kgc explore: {text}")
+
+
+def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, console: Console, saved: _Saved
+         ) -> ExploreResult:
+    tick = _Ticker(args, console, saved)
+    with tick.bar:
         if args.search == "dfs":
             return dfs(spec, progress=tick)
         if args.search == "pct":
@@ -137,7 +201,7 @@ def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, c
                        workers=args.workers)
         from explore.spark.engine import bfs as spark_bfs
         from explore.spark.session import SparkUnavailable, spark_session
-        bar.update(task, description="starting Spark", stats="")
+        tick.note("starting Spark")
         try:
             session, startup, owned = spark_session(args.master, args.partitions)
         except SparkUnavailable as exc:
@@ -147,6 +211,23 @@ def _run(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, c
         finally:
             if owned:
                 session.stop()
+
+
+def _kept(args: argparse.Namespace, out: Path, saved: _Saved) -> str:
+    """What an interrupted run leaves: the newest checkpoint, from which --resume continues."""
+    if args.search != "bfs":
+        return f"a {args.search} search keeps no checkpoint, so nothing was kept"
+    if args.engine == "spark":
+        from explore.spark.parquet import last_complete_level
+        level = last_complete_level(out)
+    else:
+        saved.refresh()
+        level = saved.level
+    if level is None:
+        every = "every level" if args.engine == "spark" else f"at most every {args.checkpoint_every:g} s"
+        return f"no checkpoint had been written yet (one is written {every}), so there is nothing to resume"
+    return (f"the checkpoint of level {level} in {out} is kept; continue with: "
+            f"{kgc_command()} explore --resume {shown_path(out)}")
 
 
 def _summary(result: ExploreResult) -> Table:
@@ -203,10 +284,15 @@ def run(args: argparse.Namespace, console: Console) -> int:
         for old in out.glob("level-*"):
             shutil.rmtree(old)
     t0 = time.perf_counter()
+    saved = _Saved(out, None)
     try:
-        result = _run(spec, args, out, resume, console)
+        result = _run(spec, args, out, resume, console, saved)
     except (CheckpointError, WorkerFailed) as exc:
         raise ExploreUsageError(str(exc)) from None
+    except KeyboardInterrupt as exc:   # PySpark's context turns SIGINT into a plain KeyboardInterrupt
+        stop = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+        stop.kept = _kept(args, out, saved)
+        raise stop from None
     console.print(_summary(result))
     (out / "explore.json").write_text(result.dumps(), encoding="utf-8")
     if not result.violations:

@@ -19,6 +19,7 @@ from impl.profiles import PROFILES, get_profile
 from kgc.findings_cmd import Reproduction, rel, reproduce_all
 from kgc.gate import GateResult, PhaseResult, run_gate
 from kgc.interrupts import Interrupted, held
+from kgc.outputs import writable_dir
 from kgc.progress import PhaseLog, clock
 from kgc.workers import run_jobs
 from properties.findings import FINDINGS
@@ -285,6 +286,7 @@ def run(args: argparse.Namespace, console: Console, prove: Callable[[str], Phase
     if args.list_mutants:
         return _list_mutants(console)
     profiles = _profiles(args)
+    writable_dir(args.out, "--out")
     outcome = _Outcome(profiles, args.out, console)
     started = time.monotonic()
     try:

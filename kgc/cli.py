@@ -21,6 +21,7 @@ from kgc import check_cmd, conform_cmd, explore_cmd, findings_cmd, graph_cmd, pr
 from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
 from impl.static import StaticRules
 from kgc.interrupts import Interrupted, interruptible
+from kgc.outputs import OutputError, writable_file
 from reports.terminal import format_ms, print_trace
 
 VERSION = "0.1.0"
@@ -85,6 +86,8 @@ def _cmd_scenario(args: argparse.Namespace, console: Console) -> int:
     profiles = _profiles_for(args.profile, scenario.profiles)
     if args.out and len(profiles) != 1:
         raise UsageError("--out needs a single profile: add --profile.")
+    if args.out:
+        writable_file(Path(args.out), "--out")
     for profile in profiles:
         trace = run_scenario(scenario, profile).trace(name=scenario.name)
         console.print(f"[bold]{scenario.title}[/bold]\n{scenario.source}; {scenario.roles}")
@@ -214,7 +217,7 @@ def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace, console
             return conform_cmd.run(args, console)
         parser.print_help()
         return 2
-    except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
+    except (UsageError, OutputError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
             check_cmd.CheckUsageError, findings_cmd.FindingsUsageError, prove_cmd.ProveUsageError,
             explore_cmd.ExploreUsageError, serve_cmd.ServeUsageError, conform_cmd.ConformUsageError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")

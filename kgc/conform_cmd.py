@@ -20,6 +20,7 @@ from rich.table import Table
 
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
+from kgc.outputs import writable_dir
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
 from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
 from wire.conform.probes import UnknownProbeError, get_probes
@@ -107,7 +108,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     mutant = f" (mutant {args.mutant})" if args.mutant else ""
     label = f"bootstrap {args.bootstrap}" if target is None else target + mutant
     command = "kgc conform " + (f"--bootstrap {args.bootstrap}" if target is None else f"--target {target}")
-    out = args.out or DEFAULT_OUT / (target or "bootstrap")
+    out = writable_dir(args.out or DEFAULT_OUT / (target or "bootstrap"), "--out")
     started = time.monotonic()
     try:
         result = _with_target(target, args, profile, cfg, lambda host, port: _run(

@@ -27,6 +27,7 @@ from impl.mutants import get_mutant
 from impl.profiles import get_profile
 from kgc.hints import kgc_command, shown_path
 from kgc.interrupts import Interrupted
+from kgc.outputs import writable_dir
 from kgc.progress import PhaseLog
 from kgc.reporting import violation_report, write_reports
 from reports.terminal import print_violation
@@ -278,8 +279,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if resume and not out.is_dir():
         raise ExploreUsageError(f"nothing to resume: {out} is not a directory.")
     spec = spec_from_args(args)
+    writable_dir(out, "--resume" if resume else "--out")
     if not resume:
-        out.mkdir(parents=True, exist_ok=True)
         (out / CHECKPOINT).unlink(missing_ok=True)
         for old in out.glob("level-*"):
             shutil.rmtree(old)

@@ -19,7 +19,7 @@ from impl.profiles import PROFILES, get_profile
 from kgc.findings_cmd import Reproduction, rel, reproduce_all
 from kgc.gate import GateResult, PhaseResult, run_gate
 from kgc.interrupts import Interrupted, held
-from kgc.outputs import writable_dir
+from kgc.outputs import claim, holding, said_removed, writable_dir
 from kgc.progress import PhaseLog, clock
 from kgc.workers import run_jobs
 from properties.findings import FINDINGS
@@ -287,6 +287,15 @@ def run(args: argparse.Namespace, console: Console, prove: Callable[[str], Phase
         return _list_mutants(console)
     profiles = _profiles(args)
     writable_dir(args.out, "--out")
+    # an earlier run's profile directories go: a directory holds one run's results, never an old report beside
+    # new ones that look current (a report file is opened on its own, or uploaded as a CI artifact)
+    with claim(args.out, "kgc check", holding("run.json", "junit.xml")) as removed:
+        said_removed("kgc check", args.out, removed)
+        return _run_all(args, profiles, console, prove)
+
+
+def _run_all(args: argparse.Namespace, profiles: list[str], console: Console,
+             prove: Callable[[str], PhaseResult] | None) -> int:
     outcome = _Outcome(profiles, args.out, console)
     started = time.monotonic()
     try:

@@ -20,7 +20,7 @@ from rich.table import Table
 
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
-from kgc.outputs import writable_dir
+from kgc.outputs import claim, named, said_removed, writable_dir
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
 from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
 from wire.conform.probes import UnknownProbeError, get_probes
@@ -110,12 +110,14 @@ def run(args: argparse.Namespace, console: Console) -> int:
     command = "kgc conform " + (f"--bootstrap {args.bootstrap}" if target is None else f"--target {target}")
     out = writable_dir(args.out or DEFAULT_OUT / (target or "bootstrap"), "--out")
     started = time.monotonic()
-    try:
-        result = _with_target(target, args, profile, cfg, lambda host, port: _run(
-            host, port, probes, profile, cfg, args, label, console))
-    except TargetError as exc:
-        raise ConformUsageError(str(exc)) from None
-    return _finish(result, out, command, console, time.monotonic() - started)
+    with claim(out, "kgc conform", named("conform.json", "report.md", "report.html", "junit.xml")) as removed:
+        said_removed("kgc conform", out, removed)
+        try:
+            result = _with_target(target, args, profile, cfg, lambda host, port: _run(
+                host, port, probes, profile, cfg, args, label, console))
+        except TargetError as exc:
+            raise ConformUsageError(str(exc)) from None
+        return _finish(result, out, command, console, time.monotonic() - started)
 
 
 def _with_target(target: str | None, args: argparse.Namespace, profile: str, cfg: BrokerConfig,

@@ -5,7 +5,6 @@ Exit status: 0 no violation, 1 a violation (reports written under --out), 2 bad 
 from __future__ import annotations
 
 import argparse
-import shutil
 import signal
 import time
 from dataclasses import replace
@@ -27,7 +26,7 @@ from impl.mutants import get_mutant
 from impl.profiles import get_profile
 from kgc.hints import kgc_command, shown_path
 from kgc.interrupts import Interrupted
-from kgc.outputs import writable_dir
+from kgc.outputs import claim, holding, named, said_removed, writable_dir
 from kgc.progress import PhaseLog
 from kgc.reporting import violation_report, write_reports
 from reports.terminal import print_violation
@@ -280,10 +279,17 @@ def run(args: argparse.Namespace, console: Console) -> int:
         raise ExploreUsageError(f"nothing to resume: {out} is not a directory.")
     spec = spec_from_args(args)
     writable_dir(out, "--resume" if resume else "--out")
+    # what an earlier run wrote goes (its summary and reports; its checkpoint too unless this run resumes it): the
+    # directory then holds this run's results only
+    stale = [named("explore.json"), holding("counterexample.json", "violation.json")]
     if not resume:
-        (out / CHECKPOINT).unlink(missing_ok=True)
-        for old in out.glob("level-*"):
-            shutil.rmtree(old)
+        stale.append(named(CHECKPOINT, CHECKPOINT + ".tmp", "level-*"))
+    with claim(out, "kgc explore", *stale) as removed:
+        said_removed("kgc explore", out, removed)
+        return _explore(spec, args, out, resume, console)
+
+
+def _explore(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, console: Console) -> int:
     t0 = time.perf_counter()
     saved = _Saved(out, None)
     try:

@@ -11,6 +11,7 @@ import errno
 import fcntl
 import os
 import shutil
+import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -72,9 +73,23 @@ def writable_file(path: Path, option: str) -> Path:
     return path
 
 
+def holding(*names: str) -> Callable[[Path], list[Path]]:
+    """The subdirectories of a directory that hold every one of ``names``: what a kgc command writes per profile or
+    per property, told apart from anything else kept there."""
+    def found(directory: Path) -> list[Path]:
+        return [d for d in directory.iterdir() if d.is_dir() and all((d / n).is_file() for n in names)]
+    return found
+
+
+def named(*patterns: str) -> Callable[[Path], list[Path]]:
+    """The entries of a directory that match one of the glob ``patterns``."""
+    def found(directory: Path) -> list[Path]:
+        return sorted({p for pattern in patterns for p in directory.glob(pattern)})
+    return found
+
+
 @contextmanager
-def claim(directory: Path, command: str, stale: Callable[[Path], Iterable[Path]] = lambda _d: ()
-          ) -> Iterator[list[Path]]:
+def claim(directory: Path, command: str, *stale: Callable[[Path], Iterable[Path]]) -> Iterator[list[Path]]:
     """Hold ``directory`` for this run: refuse (OutputError naming the other run's pid) while another kgc run holds
     it, then remove what ``stale(directory)`` names — the results an earlier run left — and yield what was removed.
     The lock is flock(2) on ``directory/.kgc-lock``: the kernel drops it when the holder exits, however it exits."""
@@ -87,11 +102,11 @@ def claim(directory: Path, command: str, stale: Callable[[Path], Iterable[Path]]
             if exc.errno not in (errno.EWOULDBLOCK, errno.EACCES):
                 raise
             holder = os.pread(fd, 200, 0).decode("utf-8", "replace").strip() or "another kgc run"
-            raise OutputError(f"{directory} is in use by {holder}; wait for it to end or choose another --out.") \
-                from None
+            raise OutputError(f"{directory} is in use by {holder}; wait for it to end or use another "
+                              "directory.") from None
         os.ftruncate(fd, 0)
         os.pwrite(fd, f"{command} (pid {os.getpid()})\n".encode(), 0)
-        removed = sorted(stale(directory))
+        removed = sorted({p for found in stale for p in found(directory)})
         for old in removed:
             if old.is_dir() and not old.is_symlink():
                 shutil.rmtree(old)
@@ -102,4 +117,11 @@ def claim(directory: Path, command: str, stale: Callable[[Path], Iterable[Path]]
         os.close(fd)     # releases the lock; the file stays (removing it would race with a run opening it)
 
 
-__all__ = ["LOCK", "OutputError", "claim", "writable_dir", "writable_file"]
+def said_removed(command: str, directory: Path, removed: list[Path]) -> None:
+    """One line on stderr naming what an earlier run left and this one removed (stdout keeps the results)."""
+    if removed:
+        names = ", ".join(p.name for p in removed)
+        sys.stderr.write(f"{command}: removed the results of an earlier run from {directory}: {names}\n")
+
+
+__all__ = ["LOCK", "OutputError", "claim", "holding", "named", "said_removed", "writable_dir", "writable_file"]

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import signal
 import time
-from dataclasses import replace
 from pathlib import Path
 
 from rich.console import Console
@@ -18,12 +17,12 @@ from explore.local import CHECKPOINT, CheckpointError, bfs, dfs
 from explore.local import Progress as Tick
 from explore.pct import pct
 from explore.result import ExploreResult
-from explore.scopes import SCOPES, SHARED_CLIENT_ID, UnknownScopeError, get_scope
+from explore.scopes import SCOPES, SHARED_CLIENT_ID
 from explore.space import ExploreSpec
 from explore.traces import counterexample
 from explore.workers import WorkerFailed
 from impl.mutants import get_mutant
-from impl.profiles import get_profile
+from kgc.explore_options import ExploreUsageError, checkpoint_of, new_spec, resumed_spec
 from kgc.hints import kgc_command, shown_path
 from kgc.interrupts import Interrupted
 from kgc.outputs import claim, holding, named, said_removed, writable_dir
@@ -32,10 +31,6 @@ from kgc.reporting import violation_report, write_reports
 from reports.terminal import print_violation
 
 DEFAULT_OUT = Path(".kgc-out/explore")
-
-
-class ExploreUsageError(ValueError):
-    """Bad arguments to kgc explore."""
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-arg]
@@ -47,28 +42,32 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
         epilog="Exit status: 0 no violation, 1 a violation (reports under --out), 2 bad usage. "
                "Examples: kgc explore --members 3 --depth 10;  kgc explore --mutant generation-not-bumped --depth 8; "
                "kgc explore --engine spark --master spark://127.0.0.1:7077 --out run1;  kgc explore --resume run1")
-    p.add_argument("--profile", default="3.9", help="release profile (default 3.9)")
-    p.add_argument("--members", type=int, default=2, help="number of consumers (default 2)")
-    p.add_argument("--depth", type=int, default=10, help="depth horizon: steps from the initial state (default 10)")
-    p.add_argument("--scope", default="basic", help=f"environment: {', '.join(SCOPES)} (default basic)")
+    # the space's options default to None: --resume takes them from the checkpoint (kgc/explore_options.py)
+    p.add_argument("--profile", help="release profile (default 3.9)")
+    p.add_argument("--members", type=int, help="number of consumers (default 2)")
+    p.add_argument("--depth", type=int, help="depth horizon: steps from the initial state (default 10; with "
+                                             "--resume, the checkpoint's unless given deeper)")
+    p.add_argument("--scope", help=f"environment: {', '.join(SCOPES)} (default basic)")
     p.add_argument("--max-time-ms", type=int, help="clock horizon (default: the scope's, 60000)")
     p.add_argument("--mutant", help="explore a seeded mutant instead of the reference (kgc check --list-mutants)")
-    p.add_argument("--search", choices=("bfs", "dfs", "pct"), default="bfs",
+    p.add_argument("--search", choices=("bfs", "dfs", "pct"),
                    help="bfs: shortest counterexamples (default); dfs: depth-first; pct: randomised schedules")
-    p.add_argument("--por", action="store_true", help="partial-order reduction (sleep sets; BFS only)")
-    p.add_argument("--no-reduce", action="store_true",
+    p.add_argument("--por", action="store_true", default=None, help="partial-order reduction (sleep sets; BFS only)")
+    p.add_argument("--no-reduce", action="store_true", default=None,
                    help="deduplicate by the raw snapshot, not its canonical form (history counters relabelled)")
-    p.add_argument("--symmetry", action="store_true",
+    p.add_argument("--symmetry", action="store_true", default=None,
                    help="one state per orbit under exchanges of interchangeable clients (every client sends "
                         f"client.id {SHARED_CLIENT_ID!r}: member ids then name the join, not the client); "
                         "about 5.8x fewer states with 3 members")
     p.add_argument("--workers", type=int, default=1,
                    help="local BFS: expand each level in this many processes (default 1; same results)")
-    p.add_argument("--engine", choices=("local", "spark"), default="local", help="local (default) or spark (BFS)")
+    p.add_argument("--engine", choices=("local", "spark"), help="local (default) or spark (BFS)")
     p.add_argument("--master", help="Spark master URL (default: SPARK_MASTER, else local[*])")
     p.add_argument("--partitions", type=int, help="Spark partitions (default: the cluster's parallelism)")
     p.add_argument("--out", type=Path, help=f"report and checkpoint directory (default {DEFAULT_OUT})")
-    p.add_argument("--resume", type=Path, metavar="DIR", help="continue the run checkpointed in DIR (same options)")
+    p.add_argument("--resume", type=Path, metavar="DIR",
+                   help="continue the run checkpointed in DIR, with the options it recorded (a deeper --depth "
+                        "continues further)")
     p.add_argument("--checkpoint-every", type=float, default=30.0, metavar="SECONDS",
                    help="local engine: write a checkpoint at the end of a level at most this often (default 30); "
                         "the Spark engine writes every level")
@@ -77,42 +76,6 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--bug-depth", type=int, default=3, help="pct: ordering constraints d (default 3)")
     p.add_argument("--seed", type=int, default=0, help="pct: seed (default 0)")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-
-
-def spec_from_args(args: argparse.Namespace) -> ExploreSpec:
-    get_profile(args.profile)
-    if args.mutant is not None:
-        mutant = get_mutant(args.mutant)
-        if args.profile not in mutant.profiles:
-            raise ExploreUsageError(f"mutant {args.mutant} applies to profile(s) {', '.join(mutant.profiles)}, "
-                                    f"not {args.profile}; pass --profile {mutant.profiles[0]}.")
-    try:
-        scope = get_scope(args.scope)
-    except UnknownScopeError as exc:
-        raise ExploreUsageError(str(exc)) from None
-    if args.max_time_ms is not None:
-        if args.max_time_ms < 0:
-            raise ExploreUsageError(f"--max-time-ms must be >= 0, got {args.max_time_ms}.")
-        scope = replace(scope, max_time_ms=args.max_time_ms)
-    if args.checkpoint_every < 0:
-        raise ExploreUsageError(f"--checkpoint-every must be >= 0 seconds, got {args.checkpoint_every:g}.")
-    if args.por and args.search != "bfs":
-        raise ExploreUsageError("--por works with --search bfs only (sleep sets need the BFS level rule).")
-    if args.engine == "spark" and args.search != "bfs":
-        raise ExploreUsageError("the Spark engine runs BFS only; drop --search or use --engine local.")
-    if args.master and args.engine != "spark":
-        raise ExploreUsageError("--master needs --engine spark.")
-    if args.workers < 1:
-        raise ExploreUsageError(f"--workers must be >= 1, got {args.workers}.")
-    if args.workers > 1 and (args.engine != "local" or args.search != "bfs"):
-        raise ExploreUsageError("--workers applies to the local engine's BFS; drop it for --engine spark, dfs or pct.")
-    if args.symmetry and not scope.client_id:
-        scope = replace(scope, client_id=SHARED_CLIENT_ID)
-    try:
-        return ExploreSpec(args.profile, args.members, args.depth, scope, mutant=args.mutant, por=args.por,
-                           reduce=not args.no_reduce, symmetry=args.symmetry)
-    except ValueError as exc:
-        raise ExploreUsageError(str(exc)) from None
 
 
 class _Saved:
@@ -275,9 +238,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
     if resume and args.out is not None and args.out != args.resume:
         raise ExploreUsageError("--resume DIR continues in DIR; drop --out or give the same directory.")
     out: Path = args.resume if resume else (args.out or DEFAULT_OUT)
-    if resume and not out.is_dir():
-        raise ExploreUsageError(f"nothing to resume: {out} is not a directory.")
-    spec = spec_from_args(args)
+    ck = checkpoint_of(out) if resume else None
+    spec = resumed_spec(args, ck, out) if ck is not None else new_spec(args)
     writable_dir(out, "--resume" if resume else "--out")
     # what an earlier run wrote goes (its summary and reports; its checkpoint too unless this run resumes it): the
     # directory then holds this run's results only
@@ -286,12 +248,13 @@ def run(args: argparse.Namespace, console: Console) -> int:
         stale.append(named(CHECKPOINT, CHECKPOINT + ".tmp", "level-*"))
     with claim(out, "kgc explore", *stale) as removed:
         said_removed("kgc explore", out, removed)
-        return _explore(spec, args, out, resume, console)
+        return _explore(spec, args, out, ck.level if ck is not None else None, console)
 
 
-def _explore(spec: ExploreSpec, args: argparse.Namespace, out: Path, resume: bool, console: Console) -> int:
+def _explore(spec: ExploreSpec, args: argparse.Namespace, out: Path, resumed: int | None, console: Console) -> int:
     t0 = time.perf_counter()
-    saved = _Saved(out, None)
+    resume = resumed is not None
+    saved = _Saved(out, resumed)
     try:
         result = _run(spec, args, out, resume, console, saved)
     except (CheckpointError, WorkerFailed) as exc:

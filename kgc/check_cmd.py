@@ -25,6 +25,7 @@ from kgc.workers import run_jobs
 from properties.findings import FINDINGS
 from kgc.reporting import violation_report, write_reports
 from reports.formats import RunSummary, junit_xml, run_json
+from reports.listing import Column, print_listing
 from reports.terminal import print_violation
 from reports.violation import ViolationReport
 
@@ -80,10 +81,9 @@ def _profiles(args: argparse.Namespace) -> list[str]:
 
 
 def _list_mutants(console: Console) -> int:
-    table = Table("mutant", "profiles", "the mistake it stands for", "caught by", header_style="bold")
-    for m in all_mutants():
-        table.add_row(m.name, ", ".join(m.profiles), m.mistake, ", ".join(m.catches))
-    console.print(table)
+    print_listing(console, (Column("mutant", whole=True), Column("profiles"), Column("the mistake it stands for"),
+                            Column("caught by", whole=True)),
+                  [(m.name, ", ".join(m.profiles), m.mistake, ", ".join(m.catches)) for m in all_mutants()])
     return 0
 
 

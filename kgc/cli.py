@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import signal
 import sys
 from enum import Enum
@@ -22,6 +23,7 @@ from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
 from impl.static import StaticRules
 from kgc.interrupts import Interrupted, interruptible
 from kgc.outputs import OutputError, writable_file
+from reports.listing import Column, print_listing
 from reports.terminal import format_ms, print_trace
 
 VERSION = "0.1.0"
@@ -73,10 +75,9 @@ def _profiles_for(name: str | None, scenario_profiles: Sequence[str]) -> list[st
 
 def _cmd_scenario(args: argparse.Namespace, console: Console) -> int:
     if args.list:
-        table = Table("scenario", "profiles", "what it shows", "source", header_style="bold")
-        for s in SCENARIOS:
-            table.add_row(s.name, ", ".join(s.profiles), s.title, s.source)
-        console.print(table)
+        print_listing(console, (Column("scenario", whole=True), Column("profiles"), Column("what it shows"),
+                                Column("source")),
+                      [(s.name, ", ".join(s.profiles), s.title, s.source) for s in SCENARIOS])
         return 0
     if args.all:
         return _run_all(args, console)
@@ -179,7 +180,8 @@ def _switch_text(profile: Profile, value: object) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
+    # a terminal's width, or COLUMNS when set (rich reads it), else 160 columns for a log
+    console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160, soft_wrap=True)
     try:
         with interruptible():
             return _dispatch(parser, args, console)

@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rich.console import Console
-from rich.table import Table
 
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
 from kgc.outputs import claim, named, said_removed, writable_dir
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
+from reports.listing import Column, print_listing
 from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
 from wire.conform.probes import UnknownProbeError, get_probes
 from wire.conform.run import Endpoint, result_json, run_all
@@ -82,10 +82,9 @@ def _config(args: argparse.Namespace) -> BrokerConfig:
 
 
 def _list(console: Console) -> int:
-    table = Table("probe", "SPEC.md", "what it checks", "depends on", header_style="bold")
-    for p in get_probes(None, BrokerConfig()):
-        table.add_row(p.name, p.spec, p.claim, p.needs or "-")
-    console.print(table)
+    print_listing(console, (Column("probe", whole=True), Column("SPEC.md"), Column("what it checks"),
+                            Column("depends on", whole=True)),
+                  [(p.name, p.spec, p.claim, p.needs or "-") for p in get_probes(None, BrokerConfig())])
     return 0
 
 

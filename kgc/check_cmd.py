@@ -18,6 +18,7 @@ from impl.mutants import all_mutants, get_mutant
 from impl.profiles import PROFILES, get_profile
 from kgc.findings_cmd import Reproduction, rel, reproduce_all
 from kgc.gate import GateResult, PhaseResult, run_gate
+from kgc.hints import replay_hint, shown_path
 from kgc.interrupts import Interrupted, held
 from kgc.outputs import claim, holding, said_removed, writable_dir
 from kgc.progress import PhaseLog, clock
@@ -140,8 +141,9 @@ def _write(result: GateResult, out: Path, console: Console, findings: list[Repro
         report = violation_report(result.found.trace, result.found.violation, result.found.phase)
         files = write_reports(report, directory)
         reports = (report,)
-        print_violation(report, console)
-        console.print(f"reports: {files['markdown']}, {files['html']}; regression test: {files['test']}")
+        print_violation(report, console, replay_hint(files["trace"]))
+        console.print(f"reports: {shown_path(files['markdown'])}, {shown_path(files['html'])}; regression test: "
+                      f"{shown_path(files['test'])}", highlight=False)
     cov = result.coverage
     notes = [f"{p.name}: {p.note}" for p in result.phases if p.note]
     if cov is not None:

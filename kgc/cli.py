@@ -21,6 +21,7 @@ from impl.mutants import UnknownMutantError
 from kgc import check_cmd, conform_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
 from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
 from impl.static import StaticRules
+from kgc.hints import replay_hint
 from kgc.interrupts import Interrupted, interruptible
 from kgc.outputs import OutputError, writable_file
 from reports.listing import Column, print_listing
@@ -95,7 +96,7 @@ def _cmd_scenario(args: argparse.Namespace, console: Console) -> int:
         print_trace(trace, console)
         if args.out:
             Path(args.out).write_text(trace.dumps(), encoding="utf-8")
-            console.print(f"trace written to {args.out}; re-run it with: kgc replay {args.out}")
+            console.print(f"trace written to {args.out}; re-run it with: {replay_hint(args.out)}", highlight=False)
     return 0
 
 

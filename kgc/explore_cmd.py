@@ -23,7 +23,7 @@ from explore.traces import counterexample
 from explore.workers import WorkerFailed
 from impl.mutants import get_mutant
 from kgc.explore_options import ExploreUsageError, checkpoint_of, new_spec, resumed_spec
-from kgc.hints import kgc_command, shown_path
+from kgc.hints import kgc_command, replay_hint, shown_path
 from kgc.interrupts import Interrupted
 from kgc.outputs import claim, holding, named, said_removed, writable_dir
 from kgc.progress import PhaseLog
@@ -279,8 +279,9 @@ def _explore(spec: ExploreSpec, args: argparse.Namespace, out: Path, resumed: in
         report = violation_report(trace, trace.violation, how)
         files = write_reports(report, out / found.property)
         if found is primary:
-            print_violation(report, console)
-            console.print(f"reports: {files['markdown']}, {files['html']}; regression test: {files['test']}")
+            print_violation(report, console, replay_hint(files["trace"]))
+            console.print(f"reports: {shown_path(files['markdown'])}, {shown_path(files['html'])}; regression test: "
+                          f"{shown_path(files['test'])}", highlight=False)
     noun = "property" if len(ordered) == 1 else "properties"
     console.print(f"{len(ordered)} {noun} violated; every report is under {out}/.")
     return 1

@@ -20,6 +20,7 @@ from rich.console import Console
 from core.trace import Trace, TraceFormatError
 from harness.excuses import unexcused
 from impl.profiles import PROFILES, get_profile
+from kgc.hints import kgc_command
 from kgc.reporting import violation_report, write_reports
 from kgc.runs import actions_of, replay_checked
 from model.releases import version
@@ -90,8 +91,8 @@ def record(name: str, profile: str, source: Path) -> Path:
                                  f"not {profile}.")
     directory = source / profile if (source / profile / TRACE).is_file() else source
     if not (directory / TRACE).is_file():
-        raise FindingsUsageError(f"no {TRACE} in {source} or {source / profile}; run kgc check --profile {profile} "
-                                 f"--unexcuse {name} --out {source} first.")
+        raise FindingsUsageError(f"no {TRACE} in {source} or {source / profile}; run {kgc_command()} check "
+                                 f"--profile {profile} --unexcuse {name} --out {source} first.")
     trace = Trace.loads((directory / TRACE).read_text(encoding="utf-8"), source=str(directory / TRACE))
     prop = trace.violation.property if trace.violation is not None else None
     if prop not in finding.properties:

@@ -27,7 +27,7 @@ def kgc_command() -> str:
             return "kgc"
         return shlex.quote(argv0)
     if argv0.endswith(os.path.join("kgc", "__main__.py")):
-        return "python -m kgc"
+        return f"{shown_path(sys.executable)} -m kgc"     # the interpreter that runs this kgc, as it is reached here
     return "kgc"
 
 

@@ -104,8 +104,10 @@ def print_trace(trace: Trace, console: Console | None = None, title: str | None 
     (console or Console()).print(trace_table(trace, title))
 
 
-def print_violation(report: "ViolationReport", console: Console | None = None) -> None:
-    """A counterexample in the terminal: title, claim, witness values and the trace's changed fields."""
+def print_violation(report: "ViolationReport", console: Console | None = None, replay: str | None = None) -> None:
+    """A counterexample in the terminal: title, claim, witness values and the trace's changed fields. ``replay``:
+    the replay command as the user can type it where they are (the caller knows where the trace was written and how
+    kgc was started); by default the report's own, relative to the directory its files are in."""
     from reports.violation import FIELDS, changed_rows
     console = console or Console()
     v = report.violation
@@ -124,4 +126,4 @@ def print_violation(report: "ViolationReport", console: Console | None = None) -
         style = "red" if index == v.step else ""
         steps.add_row(str(index), what, *(changed.get(f, "") for f in FIELDS), "\n".join(lines), style=style)
     console.print(steps)
-    console.print(f"replay: [bold]{report.replay_command}[/bold]")
+    console.print(f"replay: [bold]{replay or report.replay_command}[/bold]", highlight=False)

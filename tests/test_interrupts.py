@@ -169,8 +169,8 @@ def test_sigterm_stops_explore_with_workers_and_names_the_checkpoint_to_resume(t
     assert found is not None and int(found.group(1)) >= 8, line   # level 9 is written just after its line
     assert (out / "checkpoint.json").is_file() and not (out / "explore.json").exists()
     command = shlex.split(found.group(2))
-    assert command == ["python", "-m", "kgc", "explore", "--resume", "run1"]
-    resumed = subprocess.run([sys.executable, *command[1:]], cwd=tmp_path, capture_output=True, text=True,
+    assert command[1:] == ["-m", "kgc", "explore", "--resume", "run1"]
+    resumed = subprocess.run(command, cwd=tmp_path, capture_output=True, text=True,
                              env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=STARTUP_S)
     assert resumed.returncode == 0, resumed.stderr
     assert re.search(r"resumed from level\s+│ " + found.group(1), resumed.stdout), resumed.stdout

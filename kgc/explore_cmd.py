@@ -240,6 +240,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
     out: Path = args.resume if resume else (args.out or DEFAULT_OUT)
     ck = checkpoint_of(out) if resume else None
     spec = resumed_spec(args, ck, out) if ck is not None else new_spec(args)
+    if args.engine == "spark":        # PySpark and Java, before any work (bin/kgc no longer checks Java)
+        from explore.spark.session import SparkUnavailable, check_available
+        try:
+            check_available()
+        except SparkUnavailable as exc:
+            raise ExploreUsageError(str(exc)) from None
     writable_dir(out, "--resume" if resume else "--out")
     # what an earlier run wrote goes (its summary and reports; its checkpoint too unless this run resumes it): the
     # directory then holds this run's results only

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
-import os
 import signal
 import sys
 from enum import Enum
@@ -181,8 +180,7 @@ def _switch_text(profile: Profile, value: object) -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    # a terminal's width, or COLUMNS when set (rich reads it), else 160 columns for a log
-    console = Console(width=None if sys.stdout.isatty() or os.environ.get("COLUMNS") else 160, soft_wrap=True)
+    console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
     try:
         with interruptible():
             return _dispatch(parser, args, console)

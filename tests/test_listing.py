@@ -1,16 +1,19 @@
 """List commands at 80 and 120 columns (issue 26 §5): every name — the strings a user types next — whole, and no
-line wider than the terminal except one that ends in a name or path too long for any line."""
+line wider than the terminal except one that ends in a name or path too long for any line. Rendered on a rich
+Console of that width, as kgc prints on a terminal that wide."""
 from __future__ import annotations
 
+import io
 from pathlib import Path
 from typing import Callable
 
 import pytest
 from rich.cells import cell_len
+from rich.console import Console
 
 from harness.scenarios import SCENARIOS
 from impl.mutants import all_mutants
-from kgc.cli import main
+from kgc.cli import _dispatch, _parser
 from kgc.findings_cmd import rel, reproduce
 from properties.catalog import CATALOG
 from properties.findings import FINDINGS
@@ -38,15 +41,20 @@ LISTS: dict[str, tuple[list[str], Callable[[], set[str]]]] = {
 }
 
 
+def _render(argv: list[str], columns: int) -> str:
+    """What ``kgc ARGV`` prints on a terminal ``columns`` wide (the command's own run() on a rich Console)."""
+    args = _parser().parse_args(argv)
+    console = Console(width=columns, file=io.StringIO(), soft_wrap=True)   # soft_wrap as kgc.cli.main's console
+    assert _dispatch(_parser(), args, console) == 0
+    return console.file.getvalue()      # type: ignore[attr-defined]
+
+
 @pytest.mark.parametrize("columns", [80, 120])
 @pytest.mark.parametrize("what", sorted(LISTS))
-def test_every_name_is_whole(what: str, columns: int, monkeypatch: pytest.MonkeyPatch,
-                             capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_name_is_whole(what: str, columns: int, monkeypatch: pytest.MonkeyPatch) -> None:
     argv, expected = LISTS[what]
-    monkeypatch.setenv("COLUMNS", str(columns))
     monkeypatch.chdir(Path(__file__).resolve().parents[1])     # the findings' report paths relative to the repo
-    assert main(argv) == 0
-    out = capsys.readouterr().out
+    out = _render(argv, columns)
     names = expected()
     lines = out.splitlines()
     missing = sorted(n for n in names if not any(n in line for line in lines))

@@ -260,14 +260,14 @@ class _Outcome:
 
     def _show(self, profile: str) -> None:
         result, findings = self.results[profile]
-        with held():    # an interrupt waits until this profile's files are whole
+        with held():    # an interrupt waits until this profile's files are whole and it is counted as shown
             self.console.print(_summary(result))
             if findings:
                 print_findings(findings, self.console)
             _write(result, self.out, self.console, findings)
-        self.shown.append(profile)
-        if _failed(self.results[profile]):
-            self.failed.append(profile)
+            self.shown.append(profile)
+            if _failed(self.results[profile]):
+                self.failed.append(profile)
 
     def flush(self) -> None:
         """Show and write every complete result not shown yet (an interrupt came before its turn)."""
@@ -310,7 +310,7 @@ def _run_all(args: argparse.Namespace, profiles: list[str], console: Console,
     n += f", mutant {args.mutant}" if args.mutant else ""
     took = clock(time.monotonic() - started)
     if outcome.failed:
-        console.print(f"kgc check: [red]FAIL[/red] on {', '.join(outcome.failed)} ({n}, {took})")
+        console.print(f"kgc check: [red]FAIL[/red] on {', '.join(outcome.failed)} ({n}, {took})", highlight=False)
         return 1
-    console.print(f"kgc check: [green]PASS[/green] ({n}, {took})")
+    console.print(f"kgc check: [green]PASS[/green] ({n}, {took})", highlight=False)
     return 0

@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 from dataclasses import replace
 from pathlib import Path
+from typing import Any, Callable
 
 from explore.checkpoint import Recorded, UnsafeCheckpoint, recorded
 from explore.scopes import SCOPES, SHARED_CLIENT_ID, UnknownScopeError, get_scope
@@ -95,7 +96,7 @@ def checkpoint_of(directory: Path) -> Recorded:
 def resumed_spec(args: argparse.Namespace, ck: Recorded, directory: Path) -> ExploreSpec:
     """The checkpoint's space (at a deeper ``--depth`` if given); an option given that differs is named."""
     spec = ck.spec
-    given = {
+    given: dict[str, tuple[object, Callable[[Any], object], object]] = {
         "--profile": (args.profile, lambda v: get_profile(v).name, spec.profile),
         "--members": (args.members, int, spec.members),
         "--mutant": (args.mutant, str, spec.mutant),

@@ -14,7 +14,7 @@ import os
 import traceback
 from collections import deque
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Sequence, cast
 
 from explore.workers import as_worker, forking
 
@@ -56,10 +56,11 @@ def run_jobs(jobs: Sequence[tuple[str, Job]], workers: int, on_progress: Callabl
                     proc.start()
                 theirs.close()
                 running[ours] = (key, proc)
-            for conn in wait(list(running)):
+            for ready in wait(list(running)):
+                conn = cast(Connection, ready)
                 key, proc = running[conn]
                 try:
-                    kind, value = conn.recv()   # type: ignore[union-attr]
+                    kind, value = conn.recv()
                 except EOFError:
                     proc.join()
                     raise JobFailed(f"the worker process for {key} ended without a result "
@@ -68,7 +69,7 @@ def run_jobs(jobs: Sequence[tuple[str, Job]], workers: int, on_progress: Callabl
                     on_progress(key, value)
                     continue
                 del running[conn]
-                conn.close()   # type: ignore[union-attr]
+                conn.close()
                 proc.join()
                 if kind == "error":
                     raise JobFailed(f"{key} failed in its worker process:\n{value}")

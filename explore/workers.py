@@ -98,7 +98,9 @@ def forking() -> Iterator[None]:
 def as_worker(parent: int) -> None:
     """In a forked worker: the parent decides when to stop. SIGINT (a Ctrl-C reaches the whole process group) is
     ignored, SIGTERM (the parent's stop) ends the worker at once, and the worker gets SIGTERM if the parent dies
-    without stopping it (Linux; elsewhere a worker whose parent was killed outright finishes its task alone)."""
+    without stopping it (Linux; elsewhere a worker whose parent was killed outright finishes its task alone). The
+    death signal follows the *thread* that forked: workers are started from the main thread, which lives as long as
+    the process."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
     signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)   # blocked by the parent around the fork

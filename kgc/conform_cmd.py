@@ -16,11 +16,12 @@ from pathlib import Path
 from typing import Any, Callable
 
 from rich.console import Console
-from rich.table import Table
 
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
+from kgc.outputs import claim, named, said_removed, writable_dir
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
+from reports.listing import Column, print_listing
 from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
 from wire.conform.probes import UnknownProbeError, get_probes
 from wire.conform.run import Endpoint, result_json, run_all
@@ -81,10 +82,9 @@ def _config(args: argparse.Namespace) -> BrokerConfig:
 
 
 def _list(console: Console) -> int:
-    table = Table("probe", "SPEC.md", "what it checks", "depends on", header_style="bold")
-    for p in get_probes(None, BrokerConfig()):
-        table.add_row(p.name, p.spec, p.claim, p.needs or "-")
-    console.print(table)
+    print_listing(console, (Column("probe", whole=True), Column("SPEC.md"), Column("what it checks"),
+                            Column("depends on", whole=True)),
+                  [(p.name, p.spec, p.claim, p.needs or "-") for p in get_probes(None, BrokerConfig())])
     return 0
 
 
@@ -107,14 +107,16 @@ def run(args: argparse.Namespace, console: Console) -> int:
     mutant = f" (mutant {args.mutant})" if args.mutant else ""
     label = f"bootstrap {args.bootstrap}" if target is None else target + mutant
     command = "kgc conform " + (f"--bootstrap {args.bootstrap}" if target is None else f"--target {target}")
-    out = args.out or DEFAULT_OUT / (target or "bootstrap")
+    out = writable_dir(args.out or DEFAULT_OUT / (target or "bootstrap"), "--out")
     started = time.monotonic()
-    try:
-        result = _with_target(target, args, profile, cfg, lambda host, port: _run(
-            host, port, probes, profile, cfg, args, label, console))
-    except TargetError as exc:
-        raise ConformUsageError(str(exc)) from None
-    return _finish(result, out, command, console, time.monotonic() - started)
+    with claim(out, "kgc conform", named("conform.json", "report.md", "report.html", "junit.xml")) as removed:
+        said_removed("kgc conform", out, removed)
+        try:
+            result = _with_target(target, args, profile, cfg, lambda host, port: _run(
+                host, port, probes, profile, cfg, args, label, console))
+        except TargetError as exc:
+            raise ConformUsageError(str(exc)) from None
+        return _finish(result, out, command, console, time.monotonic() - started)
 
 
 def _with_target(target: str | None, args: argparse.Namespace, profile: str, cfg: BrokerConfig,

@@ -61,6 +61,14 @@ def mermaid(probe: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def request_cell(step: dict[str, Any]) -> str:
+    """The request column: what was sent to the target — the diagram's arrow — and what went to the reference only
+    where that differs (ids are labelled, so they differ when the two sides' answers did)."""
+    if step["request"] == step["target_request"]:
+        return str(step["target_request"])
+    return f"{step['target_request']} (to the reference: {step['request']})"
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -90,7 +98,7 @@ def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str
             continue
         out += ["", "| step | request | target | reference (Kafka) | differs |", "|---|---|---|---|---|"]
         for st in p["steps"]:
-            out.append(f"| {st['step']} | {_cell(st['request'])} | {_cell(answer_text(st['target']))} | "
+            out.append(f"| {st['step']} | {_cell(request_cell(st))} | {_cell(answer_text(st['target']))} | "
                        f"{_cell(answer_text(st['reference']))} | {', '.join(st['differs']) or ''} |")
         for f in p["property_failures"]:
             out.append(f"\nProperty **{f['property']}** fails at {f['step']}: {f['message']}")
@@ -173,7 +181,7 @@ def render_html(result: dict[str, Any], command: str = "kgc conform") -> str:
                     "<th>differs</th></tr>")
         for st in p["steps"]:
             cls = ' class="violation"' if st["differs"] else ""
-            body.append(f"<tr{cls}><td>{escape(st['step'])}</td><td>{escape(st['request'])}</td>"
+            body.append(f"<tr{cls}><td>{escape(st['step'])}</td><td>{escape(request_cell(st))}</td>"
                         f"<td>{escape(answer_text(st['target']))}</td><td>{escape(answer_text(st['reference']))}</td>"
                         f"<td>{escape(', '.join(st['differs']))}</td></tr>")
         body.append("</table>")

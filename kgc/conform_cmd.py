@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -21,13 +21,16 @@ from rich.table import Table
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
-from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
+from wire.clients.artefacts import LIBRARIES
+from wire.clients.schedules import SCHEDULES, Timeouts
+from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_matrix, plan
 from wire.conform.probes import UnknownProbeError, get_probes
 from wire.conform.run import Endpoint, negotiation_json, result_json, run_all, shared_versions
 from wire.conform.script import BrokerConfig
 from wire.brokers import TARGETS as BROKERS
 from wire.brokers import BrokerUnavailable
-from wire.conform.targets import ReferenceServer, TargetError, ensure_topic, parse_bootstrap, preflight
+from wire.conform.targets import (ReferenceServer, TargetError, ensure_topic, parse_bootstrap, preflight,
+                                  topic_partitions)
 from wire.versions import supported_versions
 
 DEFAULT_OUT = Path(".kgc-out/conform")
@@ -57,8 +60,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--mutant", help="with --target serve: serve this seeded mutant as the target")
     p.add_argument("--out", type=Path, help=f"report directory (default {DEFAULT_OUT}/TARGET)")
     p.add_argument("--clients", action="store_true",
-                   help="also run three real kafka-python consumers (join, SIGKILL, leave; ~25 s) against the target "
-                        "and check the client-visible ownership properties")
+                   help="also run the real-client schedules (every schedule with every consumer library that can "
+                        "run here) against the target and the control at once, judged by the client-visible "
+                        "properties (~4 minutes with the probes beside them)")
+    p.add_argument("--schedule", action="append", choices=sorted(SCHEDULES), metavar="NAME",
+                   help=f"with --clients: only this schedule (repeatable; {', '.join(SCHEDULES)})")
+    p.add_argument("--library", action="append", choices=LIBRARIES, metavar="LIB",
+                   help=f"with --clients: only this consumer library (repeatable; {', '.join(LIBRARIES)})")
+    p.add_argument("--repeat", type=int, default=1, help="with --clients: run each schedule × library N times")
+    p.add_argument("--client-jobs", type=int, default=3, help="with --clients: groups run at once (default 3)")
+    p.add_argument("--no-probes", action="store_true", help="run no wire probe (with --clients: the clients only)")
     p.add_argument("--jobs", type=int, default=4, help="probes run at once, each on its own group (default 4)")
     d = BrokerConfig()
     p.add_argument("--min-session-timeout-ms", type=int, default=d.min_session_ms,
@@ -99,9 +110,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
     profile = get_profile(args.profile).name
     cfg = _config(args)
     try:
-        probes = get_probes(args.probe, cfg)
+        probes = [] if args.no_probes else get_probes(args.probe, cfg)
     except UnknownProbeError as exc:
         raise ConformUsageError(str(exc)) from None
+    args.clients = args.clients or bool(args.schedule or args.library)
+    if args.repeat < 1 or args.client_jobs < 1:
+        raise ConformUsageError("--repeat and --client-jobs must be at least 1.")
     target = "serve" if args.bootstrap is None and args.target is None else args.target
     if args.mutant is not None:
         if target != "serve":
@@ -167,18 +181,54 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
         console.print(f"  {mark[record['verdict']]} {record['probe']}"
                       + (f": {', '.join(classes)}" if classes else "") + retry, highlight=False)
 
+    clients = _ClientThread(host, port, profile, cfg, args, command_of(args), console) if args.clients else None
     with ReferenceServer(profile, cfg) as reference:
         records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port), cfg,
-                                      jobs=args.jobs, versions=usable, progress=progress))
+                                      jobs=args.jobs, versions=usable, progress=progress)) if probes else []
     result = result_json(records, profile, label, cfg)
     result["negotiation"] = negotiation_json(negotiated, usable)
-    if args.clients:
-        console.print("  real clients: 3 kafka-python consumers for 22 s …", highlight=False)
-        result["clients"] = client_run(f"{host}:{port}", f"kgc-conform-clients-{secrets.token_hex(3)}")
-        failed = [name for name, found in result["clients"]["properties"].items() if found]
-        console.print(f"  {'[green]ok[/]' if result['clients']['verdict'] == 'conforms' else '[red]DIVERGES[/]'} "
-                      f"real clients{': ' + ', '.join(failed) if failed else ''}", highlight=False)
+    if clients is not None:
+        result["clients"] = clients.result()
     return result
+
+
+def command_of(args: argparse.Namespace) -> str:
+    return "bin/kgc conform " + (f"--bootstrap {args.bootstrap}" if args.bootstrap else f"--target {args.target}")
+
+
+class _ClientThread:
+    """The real-client schedules, run in a thread beside the probes (both mostly wait on timers)."""
+
+    def __init__(self, host: str, port: int, profile: str, cfg: BrokerConfig, args: argparse.Namespace,
+                 command: str, console: Console) -> None:
+        partitions = topic_partitions(host, port, CLIENT_TOPIC) or CLIENT_PARTITIONS
+        self.timeouts = Timeouts(session_ms=max(6000, cfg.min_session_ms), initial_delay_ms=cfg.initial_delay_ms)
+        self.control = ReferenceServer(profile, cfg, client_partitions=partitions)
+        pairs, skipped = plan(args.schedule, args.library)
+        console.print(f"  real clients: {len(pairs)} schedule × library pair(s) × {args.repeat} against the target "
+                      f"and the control ({partitions} partitions)", highlight=False)
+        for why in skipped:
+            console.print(f"  [yellow]skipped[/] {why}", highlight=False)
+
+        def progress(r: dict[str, Any]) -> None:
+            mark = "[red]DIVERGES[/]" if r["failures"] else "[green]ok[/]"
+            extra = f": {', '.join(r['failures'])}" if r["failures"] else ""
+            extra += f" (not judged, the control failed too: {', '.join(r['not_judged'])})" if r["not_judged"] else ""
+            console.print(f"  {mark} clients {r['schedule']} × {r['library']} #{r['attempt']}{extra}", highlight=False)
+
+        self._out: dict[str, Any] = {}
+        self._thread = threading.Thread(target=lambda: self._out.update(client_matrix(
+            f"{host}:{port}", self.control.bootstrap, self.timeouts, partitions, args.schedule, args.library,
+            args.client_jobs, args.repeat, progress)), daemon=True)
+        self._command = command
+        self._thread.start()
+
+    def result(self) -> dict[str, Any]:
+        self._thread.join()
+        self.control.stop()
+        for row in self._out.get("summary", []):
+            row["reproduce"] = f"{self._command} --no-probes --schedule {row['schedule']} --library {row['library']}"
+        return self._out
 
 
 def _finish(result: dict[str, Any], out: Path, command: str, console: Console, seconds: float) -> int:

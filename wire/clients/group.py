@@ -16,6 +16,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from wire.clients.artefacts import command, kafkajs_dir
 from wire.clients.ownership import ClientEvent
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -28,7 +29,7 @@ class ConsumerSpec:
     """One consumer of a run: its library, behaviour and (optional) start and kill times."""
 
     name: str
-    lib: str                                  # kafka-python | aiokafka | confluent
+    lib: str                                  # kafka-python | aiokafka | confluent | kafkajs | java
     mode: str = "normal"                      # normal | slow | leave-after S
     start_at_s: float = 0.0
     kill_at_s: float | None = None
@@ -36,6 +37,9 @@ class ConsumerSpec:
     heartbeat_interval_ms: int = 1000
     max_poll_interval_ms: int | None = None
     api_version: str | None = None
+    stall_s: float | None = None              # slow mode: how long it stops polling (default max.poll + 3 s)
+    instance_id: str | None = None            # group.instance.id: a static member (KIP-345)
+    listener_sleep_s: float = 0.0             # its rebalance listener takes this long in each callback
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,16 +69,22 @@ class _Proc:
 
 def runner_argv(spec: ConsumerSpec, bootstrap: str, group: str, topic: str, duration_s: float,
                 epoch: float, python: str = sys.executable) -> list[str]:
-    """The command line of one runner subprocess."""
-    argv = [python, "-m", "wire.clients.runner", "--lib", spec.lib, "--bootstrap", bootstrap,
-            "--group", group, "--topic", topic, "--name", spec.name, "--duration", f"{duration_s:.3f}",
-            "--mode", spec.mode, "--epoch", repr(epoch),
-            "--session-timeout-ms", str(spec.session_timeout_ms),
-            "--heartbeat-interval-ms", str(spec.heartbeat_interval_ms)]
+    """The command line of one runner subprocess (every library takes the same flags)."""
+    argv = command(spec.lib, python) + [
+        "--bootstrap", bootstrap, "--group", group, "--topic", topic, "--name", spec.name,
+        "--duration", f"{duration_s:.3f}", "--mode", spec.mode, "--epoch", repr(epoch),
+        "--session-timeout-ms", str(spec.session_timeout_ms),
+        "--heartbeat-interval-ms", str(spec.heartbeat_interval_ms)]
     if spec.max_poll_interval_ms is not None:
         argv += ["--max-poll-interval-ms", str(spec.max_poll_interval_ms)]
     if spec.api_version:
         argv += ["--api-version", spec.api_version]
+    if spec.stall_s is not None:
+        argv += ["--stall-s", f"{spec.stall_s:g}"]
+    if spec.instance_id is not None:
+        argv += ["--instance-id", spec.instance_id]
+    if spec.listener_sleep_s:
+        argv += ["--listener-sleep-s", f"{spec.listener_sleep_s:g}"]
     return argv
 
 
@@ -86,7 +96,7 @@ def _drain(stream: object, sink: list[str], keep: int | None = None) -> None:
 
 
 def _start(spec: ConsumerSpec, argv: list[str]) -> _Proc:
-    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONUNBUFFERED="1")
+    env = dict(os.environ, PYTHONPATH=str(REPO_ROOT), PYTHONUNBUFFERED="1", KGC_KAFKAJS=str(kafkajs_dir()))
     popen = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL,
                              cwd=REPO_ROOT, env=env)
     proc = _Proc(spec, popen)

@@ -94,6 +94,11 @@ def tp_name(tp: Any) -> str:
     return f"{tp.topic}-{tp.partition}"
 
 
+def _generation(generation: Any) -> dict[str, int]:
+    """The generation an assigned line carries, when the library shows one (a positive int)."""
+    return {"generation": generation} if isinstance(generation, int) and generation >= 0 else {}
+
+
 def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(prog="python -m wire.clients.runner", description=__doc__.splitlines()[0])
     p.add_argument("--lib", choices=LIBS, required=True)
@@ -108,6 +113,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
     p.add_argument("--max-poll-interval-ms", type=int, default=None)
     p.add_argument("--stall-s", type=float, default=None, help="slow mode: stall length (default max.poll + 3 s)")
+    p.add_argument("--instance-id", default=None, help="group.instance.id (a static member, KIP-345)")
+    p.add_argument("--listener-sleep-s", type=float, default=0.0,
+                   help="each rebalance callback takes this long (assigned: after logging; revoked: before)")
     p.add_argument("--api-version", default=None,
                    help="kafka-python api_version, librdkafka broker.version.fallback (aiokafka 0.14 ignores it)")
     return p.parse_args(argv)
@@ -142,10 +150,13 @@ def run_kafka_python(args: argparse.Namespace, out: Emitter, plan: Plan) -> None
 
     class Listener(ConsumerRebalanceListener):
         def on_partitions_revoked(self, revoked: Any) -> None:
+            time.sleep(args.listener_sleep_s)
             out.emit("revoked", map(tp_name, revoked))
 
         def on_partitions_assigned(self, assigned: Any) -> None:
-            out.emit("assigned", map(tp_name, assigned))
+            generation = getattr(getattr(consumer._coordinator, "_generation", None), "generation_id", None)
+            out.emit("assigned", map(tp_name, assigned), **_generation(generation))
+            time.sleep(args.listener_sleep_s)
 
         def on_partitions_lost(self, lost: Any) -> None:
             out.emit("lost", map(tp_name, lost))
@@ -160,6 +171,8 @@ def run_kafka_python(args: argparse.Namespace, out: Emitter, plan: Plan) -> None
         config["max_poll_interval_ms"] = args.max_poll_interval_ms
     if args.api_version:
         config["api_version"] = tuple(int(x) for x in args.api_version.split("."))
+    if args.instance_id:
+        config["group_instance_id"] = args.instance_id
     consumer = KafkaConsumer(**config)
     consumer.subscribe(topics=[args.topic], listener=Listener())
     poll_loop(out, plan, args, lambda: consumer.poll(timeout_ms=int(POLL_S * 1000)), consumer.close)
@@ -193,10 +206,13 @@ async def _run_aiokafka(args: argparse.Namespace, out: Emitter, plan: Plan) -> N
 
     class Listener(ConsumerRebalanceListener):  # aiokafka 0.14 has no on_partitions_lost
         async def on_partitions_revoked(self, revoked: Any) -> None:
+            await asyncio.sleep(args.listener_sleep_s)
             out.emit("revoked", map(tp_name, revoked))
 
         async def on_partitions_assigned(self, assigned: Any) -> None:
-            out.emit("assigned", map(tp_name, assigned))
+            out.emit("assigned", map(tp_name, assigned),
+                     **_generation(getattr(consumer._coordinator, "generation", None)))
+            await asyncio.sleep(args.listener_sleep_s)
 
     config: dict[str, Any] = dict(
         bootstrap_servers=args.bootstrap, group_id=args.group, client_id=args.name,
@@ -204,6 +220,8 @@ async def _run_aiokafka(args: argparse.Namespace, out: Emitter, plan: Plan) -> N
         auto_offset_reset="earliest")
     if args.max_poll_interval_ms is not None:
         config["max_poll_interval_ms"] = args.max_poll_interval_ms
+    if args.instance_id:
+        config["group_instance_id"] = args.instance_id
     # --api-version is not passed: aiokafka 0.14 ignores api_version (deprecated since 0.13, a no-op
     # that only warns) and always negotiates versions with ApiVersions.
     consumer = AIOKafkaConsumer(**config)
@@ -235,6 +253,8 @@ def confluent_config(args: argparse.Namespace) -> dict[str, Any]:
     if args.api_version:
         config["api.version.request"] = False
         config["broker.version.fallback"] = args.api_version
+    if args.instance_id:
+        config["group.instance.id"] = args.instance_id
     return config
 
 
@@ -243,11 +263,17 @@ def run_confluent(args: argparse.Namespace, out: Emitter, plan: Plan) -> None:
 
     consumer = Consumer(confluent_config(args))
     # The default (eager) assignor: librdkafka assigns the partitions itself after on_assign returns.
-    consumer.subscribe(
-        [args.topic],
-        on_assign=lambda _c, parts: out.emit("assigned", map(tp_name, parts)),
-        on_revoke=lambda _c, parts: out.emit("revoked", map(tp_name, parts)),
-        on_lost=lambda _c, parts: out.emit("lost", map(tp_name, parts)))
+    # librdkafka does not tell the generation to the application: its assigned lines carry none
+    def on_assign(_c: Any, parts: Any) -> None:
+        out.emit("assigned", map(tp_name, parts))
+        time.sleep(args.listener_sleep_s)
+
+    def on_revoke(_c: Any, parts: Any) -> None:
+        time.sleep(args.listener_sleep_s)
+        out.emit("revoked", map(tp_name, parts))
+
+    consumer.subscribe([args.topic], on_assign=on_assign, on_revoke=on_revoke,
+                       on_lost=lambda _c, parts: out.emit("lost", map(tp_name, parts)))
     def poll_once() -> None:
         msg = consumer.poll(POLL_S)
         err = msg.error() if msg is not None else None

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import io
 import socket
+import time
 from dataclasses import dataclass
 from typing import Any
 
 from kafka.protocol.admin import CreateTopicsRequest, CreateTopicsResponse
 from kafka.protocol.api_key import ApiKey
-from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse
+from kafka.protocol.metadata import ApiVersionsRequest, ApiVersionsResponse, MetadataRequest, MetadataResponse
 from kafka.protocol.schemas.fields.codecs import Int32
 
 from core.types import Errors
@@ -37,9 +38,10 @@ class TargetError(Exception):
 class ReferenceServer:
     """The reference coordinator (or ``mutant``) behind `kgc serve`'s server on 127.0.0.1; stop() it."""
 
-    def __init__(self, profile: str, cfg: BrokerConfig, mutant: str | None = None) -> None:
+    def __init__(self, profile: str, cfg: BrokerConfig, mutant: str | None = None,
+                 client_partitions: int = CLIENT_PARTITIONS) -> None:
         session = LiveSession(profile, mutant=mutant, coordinator=cfg.overrides())
-        topics = {TOPIC: 1, CLIENT_TOPIC: CLIENT_PARTITIONS}
+        topics = {TOPIC: 1, CLIENT_TOPIC: client_partitions}
         self.thread = ServerThread(session, topics, port=0, profile=profile)
         self.host, self.port = "127.0.0.1", self.thread.port
 
@@ -173,3 +175,20 @@ def ensure_topic(host: str, port: int, versions: dict[int, tuple[int, int]], nam
             _call(sock, CreateTopicsResponse[version], request, 1)
     except Exception:
         pass                  # the OffsetCommit probes will show UNKNOWN_TOPIC_OR_PARTITION; nothing else depends on it
+
+
+def topic_partitions(host: str, port: int, name: str) -> int:
+    """How many partitions ``name`` has on the target (Metadata v1; a broker that auto-creates topics does
+    so here, as a consumer's first Metadata request would); 0 when it cannot tell."""
+    request = MetadataRequest[1](topics=[MetadataRequest.MetadataRequestTopic(name=name)])
+    try:
+        with socket.create_connection((host, port), timeout=PREFLIGHT_SECONDS) as sock:
+            for attempt in range(1, 6):
+                response = _call(sock, MetadataResponse[1], request, attempt)
+                found = [t for t in response.topics if t.name == name and t.error_code == 0]
+                if found and found[0].partitions:
+                    return len(found[0].partitions)
+                time.sleep(0.5)                # auto-creation may answer LEADER_NOT_AVAILABLE first
+    except Exception:                          # noqa: BLE001 - any failure: the caller says it cannot tell
+        return 0
+    return 0

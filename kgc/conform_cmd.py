@@ -130,7 +130,7 @@ def run(args: argparse.Namespace, console: Console) -> int:
     started = time.monotonic()
     try:
         result = _with_target(target, args, profile, cfg, lambda host, port: _run(
-            host, port, probes, profile, cfg, args, label, console))
+            host, port, probes, profile, cfg, args, label, console, out))
     except TargetError as exc:
         raise ConformUsageError(str(exc)) from None
     return _finish(result, out, command, console, time.monotonic() - started)
@@ -162,7 +162,7 @@ def _with_target(target: str | None, args: argparse.Namespace, profile: str, cfg
 
 
 def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfig, args: argparse.Namespace,
-         label: str, console: Console) -> dict[str, Any]:
+         label: str, console: Console, out: Path) -> dict[str, Any]:
     negotiated = preflight(host, port)
     versions = negotiated.versions
     ensure_topic(host, port, versions)
@@ -181,7 +181,8 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
         console.print(f"  {mark[record['verdict']]} {record['probe']}"
                       + (f": {', '.join(classes)}" if classes else "") + retry, highlight=False)
 
-    clients = _ClientThread(host, port, profile, cfg, args, command_of(args), console) if args.clients else None
+    clients = _ClientThread(host, port, profile, cfg, args, command_of(args), console,
+                            out / "clients") if args.clients else None
     with ReferenceServer(profile, cfg) as reference:
         records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port), cfg,
                                       jobs=args.jobs, versions=usable, progress=progress)) if probes else []
@@ -200,7 +201,7 @@ class _ClientThread:
     """The real-client schedules, run in a thread beside the probes (both mostly wait on timers)."""
 
     def __init__(self, host: str, port: int, profile: str, cfg: BrokerConfig, args: argparse.Namespace,
-                 command: str, console: Console) -> None:
+                 command: str, console: Console, log_dir: Path) -> None:
         partitions = topic_partitions(host, port, CLIENT_TOPIC) or CLIENT_PARTITIONS
         self.timeouts = Timeouts(session_ms=max(6000, cfg.min_session_ms), initial_delay_ms=cfg.initial_delay_ms)
         self.control = ReferenceServer(profile, cfg, client_partitions=partitions)
@@ -214,12 +215,17 @@ class _ClientThread:
             mark = "[red]DIVERGES[/]" if r["failures"] else "[green]ok[/]"
             extra = f": {', '.join(r['failures'])}" if r["failures"] else ""
             extra += f" (not judged, the control failed too: {', '.join(r['not_judged'])})" if r["not_judged"] else ""
-            console.print(f"  {mark} clients {r['schedule']} × {r['library']} #{r['attempt']}{extra}", highlight=False)
+            took = f" ({r['seconds']['target']:g} s / control {r['seconds']['control']:g} s)"
+            console.print(f"  {mark} clients {r['schedule']} × {r['library']} #{r['attempt']}{took}{extra}",
+                          highlight=False)
+
+        for old in sorted(log_dir.glob("*--*--*--*")) if log_dir.is_dir() else []:
+            old.unlink()                 # a previous run's event logs in the same --out
 
         self._out: dict[str, Any] = {}
         self._thread = threading.Thread(target=lambda: self._out.update(client_matrix(
             f"{host}:{port}", self.control.bootstrap, self.timeouts, partitions, args.schedule, args.library,
-            args.client_jobs, args.repeat, progress)), daemon=True)
+            args.client_jobs, args.repeat, progress, log_dir)), daemon=True)
         self._command = command
         self._thread.start()
 

@@ -118,31 +118,54 @@ def _clients_markdown(clients: dict[str, Any] | None) -> list[str]:
     t = clients["timeouts"]
     out = ["", f"## Real clients — {clients['verdict']}", "",
            f"Every schedule with every library, {clients['repeat']} run(s) each, against the target and the control "
-           f"at once ({clients['partitions']} partitions). Timeouts: session {t['session_ms']} ms, heartbeat "
-           f"{t['heartbeat_ms']} ms, rebalance (max.poll.interval) {t['rebalance_ms']} ms, initial delay "
-           f"{t['initial_delay_ms']} ms, margin {t['margin_ms']} ms: unowned bound {t['unowned_bound_ms']} ms "
-           f"(S + R + D + margin), SIGKILL expiry bound {t['expiry_bound_ms']} ms (S + margin). A property counts "
-           "against the target only when it held on the control in the same run.", ""]
+           f"at once ({clients['partitions']} partitions). Timeouts: session S {t['session_ms']} ms, heartbeat "
+           f"{t['heartbeat_ms']} ms, rebalance R (max.poll.interval) {t['rebalance_ms']} ms, initial delay D "
+           f"{t['initial_delay_ms']} ms, margin {t['margin_ms']} ms. Bounds: a partition without owner at most "
+           f"{t['unowned_bound_ms']} ms (S + R + D + margin); a SIGKILLed member's partitions owned again within "
+           f"{t['expiry_bound_ms']} ms (S + margin); the group settled (complete, no rebalance callback for "
+           f"{t.get('quiet_ms', 0)} ms) within {t.get('rebalance_bound_ms', 0)} ms of its last change (R + D + "
+           f"margin; S more after a SIGKILL). A run ends once its group settled, or at that bound. A property "
+           "counts against the target only when it held on the control in the same run; each run's event logs "
+           "are in `clients/` beside this report.", ""]
     if clients["summary"]:
         out += ["| schedule | library | property | runs | example | reproduce |", "|---|---|---|---|---|---|"]
-        out += [f"| {r['schedule']} | {r['library']} | {r['property']} | {r['runs']} of {r['of']} | "
+        out += [f"| {r['schedule']} | {r['library']} | {r['property']} | {_runs(r)} | "
                 f"{_cell(r['example'])} | `{r.get('reproduce', '')}` |" for r in clients["summary"]]
     else:
         out.append("No client-visible failure: every property that held on the control held on the target.")
     out += [f"- {why}" for why in clients["skipped"]]
+    late = sum(1 for r in clients["runs"] if r.get("late_start"))
+    if late:
+        out.append(f"- {late} of {len(clients['runs'])} runs not judged: a consumer started more than "
+                   f"{t.get('late_start_ms', 0)} ms after its scheduled time (a loaded machine), so the schedule's "
+                   "situation may never have arisen.")
     for r in clients["runs"]:
         verdicts = [f"{p} FAILS ({'; '.join(m[:2])})" for p, m in r["failures"].items()]
-        verdicts += [f"{p} not judged (failed on the control too)" for p in r["not_judged"]]
+        verdicts += [f"{p} not judged (failed on the control too: {'; '.join(r['control_failures'].get(p, [])[:1])})"
+                     for p in r["not_judged"]]
+        verdicts += r.get("unjudged", [])
+        if r.get("late_start"):
+            verdicts = [f"not judged, the schedule slipped ({'; '.join(r['late_start'][:2])})"]
         errors = f"; client errors: {'; '.join(r['errors'][:3])}" if r["errors"] else ""
-        out.append(f"- {r['schedule']} × {r['library']} #{r['attempt']}: {', '.join(verdicts) or 'holds'}{errors}")
+        took = f" ({r['seconds']['target']:g} s)" if "seconds" in r else ""
+        out.append(f"- {r['schedule']} × {r['library']} #{r['attempt']}{took}: {', '.join(verdicts) or 'holds'}"
+                   f"{errors}")
     return out
+
+
+def _runs(row: dict[str, Any]) -> str:
+    """k of N, and how many runs could not judge it because the control failed too."""
+    extra = f"; {row['not_judged']} not judged: the control failed too" if row.get("not_judged") else ""
+    slipped = row.get("attempts", row["of"]) - row["of"]
+    extra += f"; {slipped} run(s) not judged: a late start" if slipped else ""
+    return f"{row['runs']} of {row['of']}" + (f" ({extra[2:]})" if extra else "")
 
 
 def _clients_html(clients: dict[str, Any] | None) -> list[str]:
     if not clients:
         return []
     rows = "".join(f"<tr><td>{escape(r['schedule'])}</td><td>{escape(r['library'])}</td><td>{escape(r['property'])}"
-                   f"</td><td>{r['runs']} of {r['of']}</td><td>{escape(r['example'])}</td><td><code>"
+                   f"</td><td>{escape(_runs(r))}</td><td>{escape(r['example'])}</td><td><code>"
                    f"{escape(r.get('reproduce', ''))}</code></td></tr>" for r in clients["summary"])
     return [f"<h2>Real clients — {escape(clients['verdict'])}</h2>",
             "<table><tr><th>schedule</th><th>library</th><th>property</th><th>runs</th><th>example</th>"

@@ -44,9 +44,10 @@ def test_a_generation_that_goes_down_is_a_failure() -> None:
 
 def test_bounds_come_from_the_configured_timeouts() -> None:
     t = Timeouts(session_ms=10000, rebalance_ms=20000, initial_delay_ms=0, margin_ms=2000)
-    assert (t.unowned_bound_ms, t.expiry_bound_ms) == (32000, 12000)
-    specs, end = SCHEDULES["kill-no-leave"].build("java", t)
-    assert [s.kill_at_s for s in specs] == [None, None, 10.0] and end == 10.0 + 15.0   # kill + bound + 3 s
+    assert (t.unowned_bound_ms, t.expiry_bound_ms, t.rebalance_bound_ms) == (32000, 12000, 22000)
+    assert t.settle_bounds_s() == {"default": 22.0, "killed": 32.0}            # a SIGKILL is seen after S
+    specs, least = SCHEDULES["kill-no-leave"].build("java", t)
+    assert [s.kill_at_s for s in specs] == [None, None, 10.0] and least == 10.0 + 13.0   # kill + bound + 1 s
     [slow, _] = SCHEDULES["slow-under-max-poll"].build("aiokafka", t)[0]
     assert slow.stall_s == 10.0 and slow.stall_s * 1000 < t.rebalance_ms               # alive, not polling
 
@@ -76,7 +77,7 @@ def test_every_library_holds_the_kill_schedule_against_the_control(tmp_path: Pat
     assert {r["library"] for r in clients["runs"]} == set(runnable)
     assert len(runnable) == 5, clients["skipped"]                 # bin/test set up every library
     for r in clients["runs"]:
-        assert r["failures"] == {} and r["control_failures"] == {}, r
+        assert r["late_start"] == [] and r["failures"] == {} and r["control_failures"] == {}, r
         # c2 (killed at 10 s) may not have been assigned yet when ten groups start at once on a loaded machine
         assert {"c0", "c1"} <= set(r["assigned"]), r
     assert code == 0 and clients["summary"] == []

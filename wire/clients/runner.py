@@ -6,12 +6,17 @@ line per event, flushed at once: ``{"t", "name", "event", "partitions"}`` with `
 ``--epoch`` (a ``time.time()`` value, so every process of a run shares one time line). Events come
 from the library's own rebalance callbacks (``assigned``, ``revoked``, ``lost``) plus the runner's
 own ``started``, ``stalled``/``resumed`` (slow mode), ``stopped`` and ``error``. Every run stops by
-itself after ``--duration``; a watchdog thread ``os._exit``s 10 s after that whatever the library does.
+itself after ``--duration``, or earlier when a line ``stop`` arrives on stdin (wire/clients/group.py ends a
+run once its group has settled); a watchdog thread ``os._exit``s 10 s after the duration whatever the
+library does. With ``--wait-go`` the process loads its library first, prints ``{"ready": 1}`` and starts
+``--start-at`` seconds after the epoch a ``go EPOCH`` line on stdin names (group.py pre-starts a run's
+consumers so that process start-up stays off the schedule's time line).
 """
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib
 import json
 import logging
 import os
@@ -22,6 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterable
 
 LIBS = ("kafka-python", "aiokafka", "confluent")
+PYTHON_MODULES = {"kafka-python": "kafka", "aiokafka": "aiokafka", "confluent": "confluent_kafka"}
 POLL_S = 0.2          # one poll's timeout: short, so stop times and stalls are precise
 WATCHDOG_GRACE_S = 10.0
 STALL_EXTRA_S = 3.0   # slow mode stalls this much past max.poll.interval.ms
@@ -64,6 +70,7 @@ class Plan:
     stall_s: float
     start: float = field(default_factory=time.monotonic)
     stalled: bool = False
+    stop_requested: threading.Event = field(default_factory=threading.Event)
 
     def elapsed(self) -> float:
         return time.monotonic() - self.start
@@ -74,7 +81,10 @@ class Plan:
         return self.duration_s
 
     def done(self) -> bool:
-        return self.elapsed() >= self.stop_at()
+        return self.stop_requested.is_set() or self.elapsed() >= self.stop_at()
+
+    def leaving(self) -> bool:
+        return self.mode == "leave-after" and self.elapsed() >= self.stop_at()
 
     def take_stall(self, assigned: bool) -> float:
         """Seconds to stall now: once, right after the first assignment, in slow mode only."""
@@ -87,7 +97,18 @@ class Plan:
         """Why the consumer stops now: its plan, or (before the plan says so) an error."""
         if not self.done():
             return "error"
-        return "leave-after" if self.mode == "leave-after" else "duration"
+        return "leave-after" if self.leaving() else "duration"
+
+
+def watch_stdin(plan: Plan) -> None:
+    """A line ``stop`` on stdin ends the run as its duration would (EOF alone does not: stdin may be empty)."""
+    def read() -> None:
+        for line in sys.stdin:
+            if line.strip() == "stop":
+                plan.stop_requested.set()
+                return
+
+    threading.Thread(target=read, daemon=True).start()
 
 
 def tp_name(tp: Any) -> str:
@@ -109,6 +130,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--duration", type=float, required=True)
     p.add_argument("--mode", default="normal", help="normal | slow | leave-after S")
     p.add_argument("--epoch", type=float, default=None, help="time.time() of the run's zero (default: now)")
+    p.add_argument("--wait-go", type=int, default=0, metavar="1",
+                   help="load the library, print {\"ready\": 1}, and start at --start-at after the epoch a "
+                        "'go EPOCH' line on stdin gives")
+    p.add_argument("--start-at", type=float, default=0.0, help="with --wait-go: seconds after the epoch to start")
     p.add_argument("--session-timeout-ms", type=int, default=6000)
     p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
     p.add_argument("--max-poll-interval-ms", type=int, default=None)
@@ -299,13 +324,30 @@ def start_watchdog(seconds: float, out: Emitter) -> None:
     timer.start()
 
 
+def await_go(args: argparse.Namespace) -> float:
+    """``--wait-go``: load the library now, say ``{"ready": 1}``, wait for ``go EPOCH`` on stdin, then sleep
+    until ``--start-at`` seconds past EPOCH; the run's epoch. Process start-up (imports: seconds on a
+    loaded machine) then happens before the run's time line begins, not inside the schedule."""
+    importlib.import_module(PYTHON_MODULES[args.lib])
+    sys.stdout.write(json.dumps({"ready": 1}) + "\n")
+    sys.stdout.flush()
+    for line in sys.stdin:
+        if line.startswith("go "):
+            epoch = float(line.split()[1])
+            time.sleep(max(0.0, epoch + args.start_at - time.time()))
+            return epoch
+    raise SystemExit(0)                       # stdin closed before go: the run was abandoned
+
+
 def main(argv: list[str] | None = None) -> int:
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
+    epoch = await_go(args) if args.wait_go else args.epoch if args.epoch is not None else time.time()
     plan = make_plan(args)
-    out = Emitter(name=args.name, epoch=args.epoch if args.epoch is not None else time.time())
+    out = Emitter(name=args.name, epoch=epoch)
     start_watchdog(args.duration + WATCHDOG_GRACE_S, out)
+    watch_stdin(plan)
     try:
         RUNNERS[args.lib](args, out, plan)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an "error" line, not a traceback

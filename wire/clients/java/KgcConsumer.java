@@ -2,7 +2,8 @@
 // assignor) as a subprocess of wire/clients/group.py: joins a group, polls, and prints one JSON line per
 // event, exactly as wire/clients/runner.py does for the Python libraries (see its docstring for the events).
 // Arguments: --key value pairs (bootstrap, group, topic, name, duration, epoch, session-timeout-ms,
-// heartbeat-interval-ms, max-poll-interval-ms, mode, stall-s, instance-id, listener-sleep-s).
+// heartbeat-interval-ms, max-poll-interval-ms, mode, stall-s, instance-id, listener-sleep-s). A line "stop" on
+// stdin ends the run early, as its duration would (wire/clients/group.py, once the group settled).
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,6 +21,40 @@ public final class KgcConsumer {
     private static double epoch;
     private static String name;
     private static final TreeSet<String> owned = new TreeSet<>();
+    private static volatile boolean stopRequested = false;
+
+    private static final java.io.BufferedReader stdin =
+            new java.io.BufferedReader(new java.io.InputStreamReader(System.in));
+
+    /** --wait-go: say {"ready": 1}, wait for "go EPOCH" on stdin, sleep until start-at seconds past EPOCH
+     *  (JVM start-up then stays off the schedule's time line); the epoch. */
+    private static double awaitGo(double startAt) throws java.io.IOException {
+        System.out.println("{\"ready\": 1}");
+        System.out.flush();
+        for (String line; (line = stdin.readLine()) != null; ) {
+            if (line.startsWith("go ")) {
+                double e = Double.parseDouble(line.substring(3).trim());
+                sleep(Math.max(0, e + startAt - System.currentTimeMillis() / 1000.0));
+                return e;
+            }
+        }
+        System.exit(0);
+        return 0;
+    }
+
+    private static void watchStdin() {
+        Thread t = new Thread(() -> {
+            try (java.io.BufferedReader in = stdin) {
+                for (String line; (line = in.readLine()) != null; ) {
+                    if (line.trim().equals("stop")) { stopRequested = true; return; }
+                }
+            } catch (java.io.IOException e) {
+                // no stdin: the run ends at its duration
+            }
+        });
+        t.setDaemon(true);
+        t.start();
+    }
 
     private static synchronized void emit(String event, Collection<String> parts, String extra) {
         TreeSet<String> sorted = new TreeSet<>(parts);
@@ -87,8 +122,17 @@ public final class KgcConsumer {
                     emit("lost", names(parts), "");
                 }
             });
+            // constructing the client and subscribing touch no broker (but load most of its classes: seconds on
+            // a loaded machine); asking the topic's partitions warms its network path without joining the group.
+            // With --wait-go all of it happens before the run's time line begins.
+            if (a.containsKey("wait-go")) {
+                consumer.partitionsFor(a.get("topic"), Duration.ofSeconds(30));
+                epoch = awaitGo(Double.parseDouble(a.getOrDefault("start-at", "0")));
+            }
+            watchStdin();
+            start = System.nanoTime();
             emit("started", List.of(), "");
-            while ((System.nanoTime() - start) / 1e9 < stopAt) {
+            while (!stopRequested && (System.nanoTime() - start) / 1e9 < stopAt) {
                 consumer.poll(Duration.ofMillis(200));
                 if (mode.equals("slow") && !stalled && !owned.isEmpty()) {
                     stalled = true;
@@ -99,7 +143,7 @@ public final class KgcConsumer {
                     emit("resumed", new ArrayList<>(owned), "");
                 }
             }
-            reason = mode.startsWith("leave-after") ? "leave-after" : "duration";
+            reason = mode.startsWith("leave-after") && !stopRequested ? "leave-after" : "duration";
         } catch (Exception e) {
             emit("error", List.of(), ", \"message\": \"" + e.getClass().getSimpleName() + ": "
                     + String.valueOf(e.getMessage()).replace("\\", "/").replace("\"", "'") + "\"");

@@ -91,12 +91,15 @@ def group_settles(events: Iterable[ClientEvent], partitions: Sequence[str], boun
     if settled_at(evs, partitions, last.t, settle_s, until) is not None or until < deadline:
         return []
     spans = ownerships(evs)
-    wrong = incomplete_at(spans, live_at(evs, until), partitions, until)
+    # the state when the bound ran out (at the run's end the consumers are already stopping)
+    wrong = incomplete_at(spans, live_at(evs, deadline), partitions, deadline)
     moves = sum(1 for e in evs if e.event in REBALANCE_EVENTS and last.t < e.t <= until)
     state = "; ".join(wrong) if wrong else "complete, but rebalance callbacks kept it moving"
+    late = settled_at(evs, partitions, last.t, 0.0, until)
+    after = f"; complete only from {late:.2f} s" if late is not None and late > deadline else ""
     return [f"after the last membership change ({last.name} {last.kind} at {last.t:.2f} s) the group had not "
-            f"settled by {until:.2f} s (bound {round((deadline - last.t) * 1000)} ms): at {until:.2f} s {state}"
-            f" ({moves} rebalance callbacks after the change)"]
+            f"settled by {until:.2f} s (bound {round((deadline - last.t) * 1000)} ms): at {deadline:.2f} s {state}"
+            f" ({moves} rebalance callbacks after the change{after})"]
 
 
 def unowned_beyond(events: Iterable[ClientEvent], partitions: Sequence[str], bound_s: float,

@@ -29,7 +29,19 @@ async function main() {
   const duration = parseFloat(args.duration);
   const mode = args.mode || "normal";
   const stopAt = mode.startsWith("leave-after") ? Math.min(parseFloat(mode.slice(12)), duration) : duration;
-  const kafka = new Kafka({ clientId: name, brokers: [args.bootstrap], logLevel: logLevel.NOTHING,
+  // kafkajs tells a rebalance to the application only when its fetch loop meets one (REBALANCING); it also
+  // rejoins inside its join-and-sync retries and after UNKNOWN_MEMBER_ID without an event. It stops fetching
+  // before any JoinGroup it sends, so that request (its debug log line) ends its ownership; warnings and
+  // errors go to stderr (the run keeps their tail).
+  const logCreator = () => ({ namespace, level, label, log }) => {
+    const message = String(log.message || "");
+    if (message.startsWith("Request JoinGroup")) {
+      if (owned.size) emit("revoked", [...owned], { reason: "rejoining" });
+    } else if (level <= logLevel.WARN) {
+      process.stderr.write(`${new Date().toISOString()} ${label} ${namespace} ${message}${log.error ? ": " + log.error : ""}\n`);
+    }
+  };
+  const kafka = new Kafka({ clientId: name, brokers: [args.bootstrap], logLevel: logLevel.DEBUG, logCreator,
                             retry: { retries: 3 } });
   const consumer = kafka.consumer({ groupId: args.group, sessionTimeout: parseInt(args["session-timeout-ms"]),
     heartbeatInterval: parseInt(args["heartbeat-interval-ms"]),

@@ -7,7 +7,7 @@ from wire.clients.group import ConsumerSpec, GroupRun
 from wire.clients.ownership import ClientEvent
 from wire.clients.schedules import Timeouts
 from wire.clients.settle import changes, group_settles, settled_at, unowned_beyond
-from wire.conform.clients import late_starts, stop_when, summarise
+from wire.conform.clients import judge, late_starts, stop_when, summarise
 
 P2 = ["t-0", "t-1"]
 BOUNDS = {"default": 18.0, "killed": 24.0}
@@ -122,3 +122,13 @@ def test_run_counts_are_over_the_judged_runs_of_a_pair() -> None:
                       record(5, True, control_too=True)], repeat=5)
     assert rows == [{"schedule": "s", "library": "l", "property": "p", "runs": 2, "not_judged": 1, "of": 4,
                      "attempts": 5, "example": "m"}]
+
+
+def test_a_consumer_that_fails_is_a_client_error_not_a_late_start() -> None:
+    events = formed() + [ev(30.0, "c3", "error", reason="KafkaTimeoutError: Unable to bootstrap from 127.0.0.1:9")]
+    assert judge(events, P2, Timeouts())["no-client-error"] == [
+        "c3 at 30.00 s: KafkaTimeoutError: Unable to bootstrap from 127.0.0.1:9"]
+    assert judge(formed(), P2, Timeouts())["no-client-error"] == []
+    specs = [ConsumerSpec("c1", "kafka-python"), ConsumerSpec("c2", "kafka-python"),
+             ConsumerSpec("c3", "kafka-python", start_at_s=1.0)]
+    assert late_starts(GroupRun(events=tuple(events), exit_codes={}, stderr={}), specs) == []

@@ -194,7 +194,7 @@ def _watch(procs: dict[str, _Proc], extra: list[ClientEvent], epoch: float, earl
             events = list(_collect(procs, extra).events)
             started = {e.name for e in events if e.event == "started"}
             running = [n for n, p in procs.items() if p.popen.poll() is None]
-            if all(n in started for n in running) and stop_when(events, now - epoch):
+            if not running or (all(n in started for n in running) and stop_when(events, now - epoch)):
                 break
         time.sleep(WATCH_S)
     _tell(procs.values(), "stop")

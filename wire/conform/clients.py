@@ -7,7 +7,8 @@ run lasts until its group has settled after its last membership change, or until
 has passed (wire/clients/settle.py). Both runs are judged from the consumers' own rebalance callbacks
 (wire/clients/ownership.py): no partition owned by two live consumers; none without a live owner longer
 than S + R + D + margin; a SIGKILLed member's partitions owned again within S + margin; every
-consumer's generation only grows; the group settles within its bound after the last change. A
+consumer's generation only grows; the group settles within its bound after the last change; no
+consumer reports an error (it could not connect, could not read an answer, or crashed). A
 property that fails on the target while it holds on the control is a client-visible failure; one that
 fails on both is reported as not judged (the control did not hold). Each run's event logs are written
 to ``log_dir`` (one JSON line per event, as the runners print them) so a failure can be read.
@@ -32,7 +33,7 @@ CLIENT_TOPIC, CLIENT_PARTITIONS = "kgc-conform-clients", 6
 LATE_START_S = 5.0      # a consumer up later than this after its scheduled start makes its run not judged
 PROPERTY_NAMES = ("no-partition-owned-by-two-live-consumers", "no-partition-unowned-beyond-bound",
                   "killed-member-gone-within-session-timeout", "generation-only-grows",
-                  "group-settles-after-each-change")
+                  "group-settles-after-each-change", "no-client-error")
 
 
 def judge(events: list[ClientEvent], partitions: list[str], t: Timeouts) -> dict[str, list[str]]:
@@ -46,6 +47,9 @@ def judge(events: list[ClientEvent], partitions: list[str], t: Timeouts) -> dict
         "generation-only-grows": generation_only_grows(events),
         "group-settles-after-each-change": group_settles(events, partitions, t.settle_bounds_s(),
                                                          t.quiet_ms / 1000, until),
+        # a consumer that could not start, or failed on an answer, or crashed (the library's own words)
+        "no-client-error": [f"{e.name} at {e.t:.2f} s: {e.reason or 'error'}"[:300] for e in events
+                            if e.event == "error"],
     }
 
 
@@ -62,9 +66,12 @@ def late_starts(run: GroupRun, specs: list[ConsumerSpec]) -> list[str]:
     them, or never: on a loaded machine a schedule can slip so far that its situation never arises (a
     member leaves before it ever joined), and such a run is not judged."""
     started = {e.name: e.t for e in run.events if e.event == "started"}
+    failed = {e.name for e in run.events if e.event == "error"}      # judged by no-client-error instead
     out = []
     for spec in specs:
         at = started.get(spec.name)
+        if spec.name in failed and at is None:
+            continue
         if at is None and any(e.name == spec.name for e in run.events):
             out.append(f"{spec.name} never started (scheduled at {spec.start_at_s:g} s)")
         elif at is not None and at - spec.start_at_s > LATE_START_S:

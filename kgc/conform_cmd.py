@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import threading
 import time
 from pathlib import Path
@@ -68,7 +69,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--library", action="append", choices=LIBRARIES, metavar="LIB",
                    help=f"with --clients: only this consumer library (repeatable; {', '.join(LIBRARIES)})")
     p.add_argument("--repeat", type=int, default=1, help="with --clients: run each schedule × library N times")
-    p.add_argument("--client-jobs", type=int, default=3, help="with --clients: groups run at once (default 3)")
+    p.add_argument("--client-jobs", type=int, default=4,
+                   help="with --clients: schedule × library pairs run at once, each against the target and the "
+                        "control (default 4)")
     p.add_argument("--no-probes", action="store_true", help="run no wire probe (with --clients: the clients only)")
     p.add_argument("--jobs", type=int, default=4, help="probes run at once, each on its own group (default 4)")
     d = BrokerConfig()
@@ -183,13 +186,18 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
 
     clients = _ClientThread(host, port, profile, cfg, args, command_of(args), console,
                             out / "clients") if args.clients else None
-    with ReferenceServer(profile, cfg) as reference:
-        records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port), cfg,
-                                      jobs=args.jobs, versions=usable, progress=progress)) if probes else []
-    result = result_json(records, profile, label, cfg)
-    result["negotiation"] = negotiation_json(negotiated, usable)
-    if clients is not None:
-        result["clients"] = clients.result()
+    try:
+        with ReferenceServer(profile, cfg) as reference:
+            records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port),
+                                          cfg, jobs=args.jobs, versions=usable, progress=progress)) if probes else []
+        result = result_json(records, profile, label, cfg)
+        result["negotiation"] = negotiation_json(negotiated, usable)
+        if clients is not None:
+            result["clients"] = clients.result()
+    except KeyboardInterrupt:                # start no further client run; those under way end within their cap
+        if clients is not None:
+            clients.cancel()
+        raise
     return result
 
 
@@ -204,7 +212,7 @@ class _ClientThread:
                  command: str, console: Console, log_dir: Path) -> None:
         partitions = topic_partitions(host, port, CLIENT_TOPIC) or CLIENT_PARTITIONS
         self.timeouts = Timeouts(session_ms=max(6000, cfg.min_session_ms), initial_delay_ms=cfg.initial_delay_ms)
-        self.control = ReferenceServer(profile, cfg, client_partitions=partitions)
+        control = functools.partial(ReferenceServer, profile, cfg, client_partitions=partitions)   # one per run
         pairs, skipped = plan(args.schedule, args.library)
         console.print(f"  real clients: {len(pairs)} schedule × library pair(s) × {args.repeat} against the target "
                       f"and the control ({partitions} partitions)", highlight=False)
@@ -223,15 +231,18 @@ class _ClientThread:
             old.unlink()                 # a previous run's event logs in the same --out
 
         self._out: dict[str, Any] = {}
+        self._cancel = threading.Event()
         self._thread = threading.Thread(target=lambda: self._out.update(client_matrix(
-            f"{host}:{port}", self.control.bootstrap, self.timeouts, partitions, args.schedule, args.library,
-            args.client_jobs, args.repeat, progress, log_dir)), daemon=True)
+            f"{host}:{port}", control, self.timeouts, partitions, args.schedule, args.library,
+            args.client_jobs, args.repeat, progress, log_dir, self._cancel)), daemon=True)
         self._command = command
         self._thread.start()
 
+    def cancel(self) -> None:
+        self._cancel.set()
+
     def result(self) -> dict[str, Any]:
         self._thread.join()
-        self.control.stop()
         for row in self._out.get("summary", []):
             row["reproduce"] = f"{self._command} --no-probes --schedule {row['schedule']} --library {row['library']}"
         return self._out

@@ -83,6 +83,27 @@ def test_every_library_holds_the_kill_schedule_against_the_control(tmp_path: Pat
     assert code == 0 and clients["summary"] == []
 
 
+def test_noida_never_expires_a_sigkilled_member(tmp_path: Path) -> None:
+    """Default tier (~45 s), a real target: noida-db 0.2.3 with librdkafka consumers. A member SIGKILLed with
+    no leave must be expired within the session timeout (SPEC.md §4.3: the heartbeat deadline removes it and
+    rebalances); on noida its partitions never get a live owner again (5 of 5 runs per library,
+    bench/results/conform-clients-2026-11-27.md). Two runs at once, so that a load spike spoiling one (a
+    late start) leaves the other; every judged run must show it, and the control must hold."""
+    code, clients = _clients(tmp_path, "--target", "noida", "--schedule", "kill-no-leave", "--library", "confluent",
+                             "--repeat", "2", "--client-jobs", "2")
+    judged = [r for r in clients["runs"] if not r["late_start"]]
+    assert judged, clients["runs"]
+    for r in judged:
+        assert r["control_failures"] == {}, r
+        [gone] = r["failures"]["killed-member-gone-within-session-timeout"]
+        assert gone.startswith("c2 was SIGKILLed at 10.") and "never (by the end of the run), bound 11000 ms" in gone
+    [row, *_] = [s for s in clients["summary"] if s["property"] == "killed-member-gone-within-session-timeout"]
+    assert (row["runs"], row["of"]) == (len(judged), len(judged))
+    assert row["reproduce"] == ("bin/kgc conform --target noida --no-probes --schedule kill-no-leave "
+                                "--library confluent")
+    assert code == 1
+
+
 @pytest.mark.slow
 def test_the_whole_matrix_holds_against_the_control(tmp_path: Path) -> None:
     """Slow tier (~4 min): every schedule × every library against `kgc serve` as target and control."""

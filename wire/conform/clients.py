@@ -20,7 +20,7 @@ import secrets
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, ContextManager
 
 from wire.clients.artefacts import LIBRARIES, unavailable
 from wire.clients.group import ConsumerSpec, GroupRun, run_group
@@ -94,9 +94,14 @@ def stop_when(partitions: list[str], t: Timeouts) -> Callable[[list[ClientEvent]
     return done
 
 
-def run_pair(schedule: Schedule, lib: str, target: str, control: str, t: Timeouts, partitions: list[str],
+Control = Callable[[], ContextManager[Any]]
+"""Starts a fresh control server for one run (its ``bootstrap`` is "HOST:PORT"), stopped on leaving."""
+
+
+def run_pair(schedule: Schedule, lib: str, target: str, control: Control, t: Timeouts, partitions: list[str],
              group: str, log_dir: Path | None = None, attempt: int = 1) -> dict[str, Any]:
-    """One schedule with one library against the target and the control at once; the judged record."""
+    """One schedule with one library against the target and a control of its own at once; the judged record.
+    (A control server shared by every run would carry every earlier run's groups and connections.)"""
     specs, min_s = schedule.build(lib, t)
     names = [f"{CLIENT_TOPIC}-{p}" for p in partitions]
     runs: dict[str, GroupRun] = {}
@@ -105,11 +110,13 @@ def run_pair(schedule: Schedule, lib: str, target: str, control: str, t: Timeout
         runs[side] = run_group(bootstrap, f"{group}-{side}", CLIENT_TOPIC, specs, t.cap_s(min_s), min_s=min_s,
                                stop_when=stop_when(names, t))
 
-    threads = [threading.Thread(target=one, args=side) for side in (("target", target), ("control", control))]
-    for th in threads:
-        th.start()
-    for th in threads:
-        th.join()
+    with control() as server:
+        threads = [threading.Thread(target=one, args=side)
+                   for side in (("target", target), ("control", server.bootstrap))]
+        for th in threads:
+            th.start()
+        for th in threads:
+            th.join()
     on_target, on_control = (judge(list(runs[side].events), names, t) for side in ("target", "control"))
     late = [f"on the {side}: {why}" for side in ("target", "control") for why in late_starts(runs[side], specs)]
     if late:                 # the schedule did not happen as written: nothing of this run counts, either side
@@ -167,20 +174,23 @@ def plan(schedules: list[str] | None, libraries: list[str] | None) -> tuple[list
     return pairs, skipped
 
 
-def client_matrix(target: str, control: str, t: Timeouts, partitions: int, schedules: list[str] | None = None,
+def client_matrix(target: str, control: Control, t: Timeouts, partitions: int, schedules: list[str] | None = None,
                   libraries: list[str] | None = None, jobs: int = 3, repeat: int = 1,
                   progress: Callable[[dict[str, Any]], None] | None = None,
-                  log_dir: Path | None = None) -> dict[str, Any]:
+                  log_dir: Path | None = None, cancel: threading.Event | None = None) -> dict[str, Any]:
     """Every planned (schedule, library) pair, ``repeat`` times, ``jobs`` pairs at once; the section of the
-    report: the timeouts and bounds, each run's record and a summary with run counts."""
+    report: the timeouts and bounds, each run's record and a summary with run counts. Once ``cancel`` is
+    set no further run starts (those under way end by themselves, within their cap)."""
     pairs, skipped = plan(schedules, libraries)
     token = secrets.token_hex(3)
     names = [str(p) for p in range(partitions)]
     # repeats interleaved (every pair once, then again), so a load spike does not hit one pair's repeats only
     work = [(s, lib, n) for n in range(1, repeat + 1) for s, lib in pairs]
 
-    def go(item: tuple[Schedule, str, int]) -> dict[str, Any]:
+    def go(item: tuple[Schedule, str, int]) -> dict[str, Any] | None:
         schedule, lib, n = item
+        if cancel is not None and cancel.is_set():
+            return None
         record = run_pair(schedule, lib, target, control, t, names, f"kgc-{schedule.name}-{lib}-{token}-{n}",
                           log_dir, n)
         if progress is not None:
@@ -188,7 +198,8 @@ def client_matrix(target: str, control: str, t: Timeouts, partitions: int, sched
         return record
 
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        records = sorted(pool.map(go, work), key=lambda r: (r["schedule"], r["library"], r["attempt"]))
+        done = [r for r in pool.map(go, work) if r is not None]
+    records = sorted(done, key=lambda r: (r["schedule"], r["library"], r["attempt"]))
     return {"timeouts": {"session_ms": t.session_ms, "heartbeat_ms": t.heartbeat_ms, "rebalance_ms": t.rebalance_ms,
                          "initial_delay_ms": t.initial_delay_ms, "margin_ms": t.margin_ms, "quiet_ms": t.quiet_ms,
                          "unowned_bound_ms": t.unowned_bound_ms, "expiry_bound_ms": t.expiry_bound_ms,

@@ -143,7 +143,7 @@ def _clients_markdown(clients: dict[str, Any] | None) -> list[str]:
         verdicts = [f"{p} FAILS ({'; '.join(m[:2])})" for p, m in r["failures"].items()]
         verdicts += [f"{p} not judged (failed on the control too: {'; '.join(r['control_failures'].get(p, [])[:1])})"
                      for p in r["not_judged"]]
-        verdicts += r.get("unjudged", [])
+        verdicts += [why for whys in r.get("unjudged", {}).values() for why in whys]
         if r.get("late_start"):
             verdicts = [f"not judged, the schedule slipped ({'; '.join(r['late_start'][:2])})"]
         errors = f"; client errors: {'; '.join(r['errors'][:3])}" if r["errors"] else ""
@@ -157,7 +157,7 @@ def _runs(row: dict[str, Any]) -> str:
     """k of N, and how many runs could not judge it because the control failed too."""
     extra = f"; {row['not_judged']} not judged: the control failed too" if row.get("not_judged") else ""
     slipped = row.get("attempts", row["of"]) - row["of"]
-    extra += f"; {slipped} run(s) not judged: a late start" if slipped else ""
+    extra += f"; {slipped} run(s) could not judge it (a late start, or its situation did not arise)" if slipped else ""
     return f"{row['runs']} of {row['of']}" + (f" ({extra[2:]})" if extra else "")
 
 

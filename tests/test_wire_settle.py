@@ -114,14 +114,15 @@ def test_a_consumer_that_started_late_or_never_spoils_its_run() -> None:
 
 
 def test_run_counts_are_over_the_judged_runs_of_a_pair() -> None:
-    def record(n: int, failed: bool, late: bool = False, control_too: bool = False) -> dict:
+    def record(n: int, failed: bool, late: bool = False, control_too: bool = False, idle: bool = False) -> dict:
         failures = {"p": ["m"]} if failed and not control_too else {}
         return {"schedule": "s", "library": "l", "attempt": n, "late_start": ["x"] if late else [],
-                "failures": failures, "not_judged": {"p": ["m"]} if control_too else {}}
+                "failures": failures, "not_judged": {"p": ["m"]} if control_too else {},
+                "unjudged": {"p": ["its situation did not arise"]} if idle else {}}
     rows = summarise([record(1, True), record(2, False), record(3, False, late=True), record(4, True),
-                      record(5, True, control_too=True)], repeat=5)
+                      record(5, True, control_too=True), record(6, False, idle=True)], repeat=6)
     assert rows == [{"schedule": "s", "library": "l", "property": "p", "runs": 2, "not_judged": 1, "of": 4,
-                     "attempts": 5, "example": "m"}]
+                     "attempts": 6, "example": "m"}]
 
 
 def test_a_consumer_that_fails_is_a_client_error_not_a_late_start() -> None:

@@ -53,12 +53,13 @@ def judge(events: list[ClientEvent], partitions: list[str], t: Timeouts) -> dict
     }
 
 
-def not_judged(events: list[ClientEvent], t: Timeouts) -> list[str]:
-    """What a run could not judge, in one sentence each (a kill of a member that owned nothing yet)."""
+def unjudged(events: list[ClientEvent]) -> dict[str, list[str]]:
+    """The properties a run could not judge, each with why (a kill of a member that owned nothing yet)."""
     spans = ownerships(events)
-    return [f"{k.name} owned no partition when it was SIGKILLed at {k.t:.2f} s: its expiry is not judged"
+    idle = [f"{k.name} owned no partition when it was SIGKILLed at {k.t:.2f} s: its expiry is not judged"
             for k in events if k.event == "killed" and k.reason != "straggler"
             and not any(s.name == k.name and s.end == k.t for s in spans)]
+    return {"killed-member-gone-within-session-timeout": idle} if idle else {}
 
 
 def late_starts(run: GroupRun, specs: list[ConsumerSpec]) -> list[str]:
@@ -125,7 +126,7 @@ def run_pair(schedule: Schedule, lib: str, target: str, control: Control, t: Tim
               "failures": {p: m for p, m in on_target.items() if m and not on_control[p]},
               "not_judged": {p: m for p, m in on_target.items() if m and on_control[p]},
               "control_failures": {p: m for p, m in on_control.items() if m},
-              "unjudged": not_judged(list(runs["target"].events), t),
+              "unjudged": unjudged(list(runs["target"].events)),
               "errors": runs["target"].errors()[:5], "control_errors": runs["control"].errors()[:5],
               "seconds": {side: round(default_until(runs[side].events), 1) for side in ("target", "control")},
               "assigned": sorted({e.name for e in runs["target"].events if e.event == "assigned" and e.partitions})}
@@ -211,18 +212,20 @@ def client_matrix(target: str, control: Control, t: Timeouts, partitions: int, s
 
 def summarise(records: list[dict[str, Any]], repeat: int) -> list[dict[str, Any]]:
     """One row per (schedule, library, property) that failed on the target in any run: in how many of the
-    pair's judged runs (``of``: runs whose schedule was not spoilt by a late start) it failed there while
-    the control held (``runs``), in how many the control failed too (``not_judged``), the first message."""
-    judged: dict[tuple[str, str], int] = {}
-    for r in records:
-        judged[(r["schedule"], r["library"])] = judged.get((r["schedule"], r["library"]), 0) + (not r["late_start"])
+    runs that could judge it (``of``: the pair's runs not spoilt by a late start, and where the situation
+    arose — a killed member that owned partitions) it failed there while the control held (``runs``), in
+    how many the control failed too (``not_judged``), and the first message."""
+    def judged(schedule: str, library: str, prop: str) -> int:
+        return sum(1 for r in records if (r["schedule"], r["library"]) == (schedule, library)
+                   and not r["late_start"] and prop not in r.get("unjudged", {}))
+
     rows: dict[tuple[str, str, str], dict[str, Any]] = {}
     for r in records:
         for kind in ("failures", "not_judged"):
             for prop, messages in sorted(r[kind].items()):
                 row = rows.setdefault((r["schedule"], r["library"], prop), {
                     "schedule": r["schedule"], "library": r["library"], "property": prop, "runs": 0,
-                    "not_judged": 0, "of": judged[(r["schedule"], r["library"])], "attempts": repeat,
+                    "not_judged": 0, "of": judged(r["schedule"], r["library"], prop), "attempts": repeat,
                     "example": ""})
                 row["runs" if kind == "failures" else "not_judged"] += 1
                 if kind == "failures" and not row["example"]:

@@ -41,6 +41,7 @@ class Emitter:
     epoch: float
     owned: set[str] = field(default_factory=set)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    stopped: bool = False
 
     def now(self) -> float:
         return time.time() - self.epoch
@@ -52,6 +53,7 @@ class Emitter:
                 self.owned |= set(parts)
             elif event in ("revoked", "lost"):
                 self.owned -= set(parts)
+            self.stopped = self.stopped or event == "stopped"
             line = {"t": round(self.now(), 4), "name": self.name, "event": event, "partitions": parts, **extra}
             sys.stdout.write(json.dumps(line) + "\n")
             sys.stdout.flush()
@@ -206,7 +208,6 @@ def run_kafka_python(args: argparse.Namespace, out: Emitter, plan: Plan) -> None
 def poll_loop(out: Emitter, plan: Plan, args: argparse.Namespace, poll_once: Callable[[], object],
               close: Callable[[], object]) -> None:
     """The synchronous clients' main loop: poll until the plan ends, stalling when it says so; close."""
-    out.emit("started")
     try:
         while not plan.done():
             poll_once()
@@ -252,7 +253,6 @@ async def _run_aiokafka(args: argparse.Namespace, out: Emitter, plan: Plan) -> N
     consumer = AIOKafkaConsumer(**config)
     await consumer.start()
     consumer.subscribe(topics=[args.topic], listener=Listener())
-    out.emit("started")
     try:
         while not plan.done():
             await consumer.getmany(timeout_ms=int(POLL_S * 1000))
@@ -340,6 +340,10 @@ def await_go(args: argparse.Namespace) -> float:
 
 
 def main(argv: list[str] | None = None) -> int:
+    """Run one consumer. ``started`` is said before the library touches the network (kafka-python's and
+    aiokafka's start-up already talks to the broker): a late ``started`` then means a late process, never
+    a slow broker (wire/conform/clients.py does not judge a run whose consumer started late). A consumer
+    that fails says ``error`` and, unless its loop already did, ``stopped`` (it is no longer a member)."""
     args = parse_args(argv)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
                         format="%(asctime)s %(name)s %(levelname)s %(message)s")
@@ -348,10 +352,13 @@ def main(argv: list[str] | None = None) -> int:
     out = Emitter(name=args.name, epoch=epoch)
     start_watchdog(args.duration + WATCHDOG_GRACE_S, out)
     watch_stdin(plan)
+    out.emit("started")
     try:
         RUNNERS[args.lib](args, out, plan)
     except Exception as exc:  # noqa: BLE001 - every failure becomes an "error" line, not a traceback
         out.emit("error", message=f"{type(exc).__name__}: {exc}")
+        if not out.stopped:
+            out.emit_owned("stopped", reason="error")
         return 1
     return 0
 

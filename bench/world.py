@@ -7,6 +7,9 @@ Figures, per profile, for a 3-consumer world (no leaves, so the group stays busy
   snapshot_restore_per_s   restore(b) + snapshot() over snapshots taken along random walks
   coordinator_requests_per_s   the bare coordinator: heartbeats of a Stable 3-member group, and
                            full rebalances (3 JoinGroup + 3 SyncGroup) as a second figure
+  checked_steps_per_s      the property Checker on every step of the 2,000-step seeded walks of
+                           tests/test_properties_walks.py, the slowest scope and client mix of the profile
+                           (the test once asserted "under 5 s"; wall-clock time is a figure, not a test)
 Targets (issue "Reference coordinator…"): ≥ 20,000 steps/s and ≥ 20,000 snapshot+restore/s.
 """
 from __future__ import annotations
@@ -125,6 +128,18 @@ def coordinator_rebalances(profile: str, seconds: float) -> float:
     return _rate(burst, seconds)
 
 
+def checked_steps(profile: str, seed: int) -> float:
+    """Steps per second of the slowest of the long checked walks (every applicable property on every step)."""
+    from tests.property_runs import CLIENTS, SCOPES, walk
+    rates = []
+    for scope in SCOPES:
+        for clients in CLIENTS:
+            start = time.perf_counter()
+            checker, _ = walk(profile, scope, clients, seed=seed, steps=2000)
+            rates.append(len(checker.world.steps) / (time.perf_counter() - start))
+    return min(rates)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--seconds", type=float, default=2.0, help="time per measurement")
@@ -142,6 +157,7 @@ def main() -> None:
             "snapshot_bytes_mean": round(size),
             "coordinator_heartbeats_per_s": round(coordinator_heartbeats(profile, args.seconds)),
             "coordinator_rebalance_requests_per_s": round(coordinator_rebalances(profile, args.seconds)),
+            "checked_steps_per_s": round(checked_steps(profile, args.seed)),
         }
     print(json.dumps({"bench": "world", "clients": 3, "python": platform.python_version(),
                       "seconds_per_figure": args.seconds, "results": results,

@@ -29,14 +29,32 @@ class Response:
     members: tuple[str, ...] = ()        # JoinGroup: member ids, in the leader's response only
     assignment: bytes = b""
     protocol_name: str = ""
+    # -- fields a trace line does not show (refinement compares them live; issue 27 item 4) -----------------
+    protocol_type: str = ""              # JoinGroup v7+ (KIP-559): the group's protocol type, "" for none
+    skip_assignment: bool = False        # JoinGroup v9+ (KIP-814)
+    member_instances: tuple[str, ...] = ()   # JoinGroup: each listed member's group.instance.id ("" for none)
+    member_metadata: tuple[bytes, ...] = ()  # JoinGroup: each listed member's metadata for the group's protocol
+    #: LeaveGroup: (member id, group.instance.id or "", error) per identity of the request, in its order; ``error``
+    #: is then the top-level error (v3+, KAFKA-8221). A line shows the per-identity errors when they say more
+    #: than one NONE under a NONE top level
+    member_errors: tuple[tuple[str, str, str], ...] = ()
 
     @property
     def key(self) -> tuple[int, int]:
         return (self.client, self.corr)
 
+    @property
+    def request_error(self) -> str:
+        """The error of the request as one value: a LeaveGroup of one identity whose top level is NONE answers with
+        that identity's error (what a client that sent one identity acts on); any other answer with ``error``."""
+        if self.api == "LeaveGroup" and self.error == "NONE" and len(self.member_errors) == 1:
+            return self.member_errors[0][2]
+        return self.error
+
     def to_tuple(self) -> tuple[Any, ...]:
         return (self.api, self.client, self.corr, self.error, self.generation_id, self.member_id,
-                self.leader_id, self.members, self.assignment, self.protocol_name)
+                self.leader_id, self.members, self.assignment, self.protocol_name, self.protocol_type,
+                self.skip_assignment, self.member_instances, self.member_metadata, self.member_errors)
 
     @staticmethod
     def from_tuple(data: tuple[Any, ...]) -> "Response":
@@ -47,16 +65,17 @@ class Response:
         """Convert a coordinator result value (impl's JoinGroupResult, ...) into a Response."""
         error = result.error.name
         if api == "JoinGroup":
+            members = tuple(result.members)
             return Response(api, client, corr, error, result.generation_id, result.member_id,
-                            result.leader_id or "", tuple(m[0] for m in result.members), b"",
-                            result.protocol_name or "")
+                            result.leader_id or "", tuple(m[0] for m in members), b"",
+                            result.protocol_name or "", result.protocol_type or "",
+                            bool(getattr(result, "skip_assignment", False)), tuple(m[1] or "" for m in members),
+                            tuple(bytes(m[2]) for m in members))
         if api == "SyncGroup":
             return Response(api, client, corr, error, assignment=result.assignment)
-        if api == "LeaveGroup" and error == "NONE":
-            # one identity per LeaveGroup here: its per-member error is what the client sees
-            for _member, _instance, member_error in result.member_errors:
-                if member_error.name != "NONE":
-                    return Response(api, client, corr, member_error.name)
+        if api == "LeaveGroup":
+            return Response(api, client, corr, error, member_errors=tuple(
+                (member, instance or "", member_error.name) for member, instance, member_error in result.member_errors))
         return Response(api, client, corr, error)
 
     def render(self) -> str:
@@ -71,9 +90,17 @@ class Response:
                 parts.append(f"member={self.member_id}")
             if self.members:
                 parts.append("members=" + ",".join(self.members))
+            if self.skip_assignment:
+                parts.append("skip")
+        elif self.api == "LeaveGroup" and self._shows_member_errors():
+            parts.append("leave=" + ",".join(e for _, _, e in self.member_errors))
         elif self.assignment:
             parts.append("assignment=" + self.assignment.decode("ascii", "replace"))
         return " ".join(parts)
+
+    def _shows_member_errors(self) -> bool:
+        errors = [e for _, _, e in self.member_errors]
+        return bool(errors) and not (len(errors) == 1 and errors[0] in ("NONE", self.error))
 
     def __str__(self) -> str:
         return self.render()
@@ -83,6 +110,9 @@ def _join_fields(text: str) -> dict[str, Any]:
     out: dict[str, Any] = {}
     names = {"gen": "generation_id", "leader": "leader_id", "member": "member_id", "members": "members"}
     for part in text.split(" "):
+        if part == "skip" and "skip_assignment" not in out:
+            out["skip_assignment"] = True
+            continue
         name, _, value = part.partition("=")
         if name not in names or names[name] in out:
             raise ValueError(f"unexpected field {part!r}")
@@ -114,6 +144,10 @@ def _read(line: str) -> Response | None:
     kwargs: dict[str, Any] = {}
     if rest and api == "JoinGroup":
         kwargs = _join_fields(rest)
+    elif rest and api == "LeaveGroup":
+        if not rest.startswith("leave="):
+            return None
+        kwargs["member_errors"] = tuple(("", "", e) for e in rest[len("leave="):].split(","))
     elif rest:
         if not rest.startswith("assignment="):
             return None

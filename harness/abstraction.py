@@ -39,7 +39,8 @@ def slots_by_id(coord: GroupCoordinator, group: GroupMetadata) -> dict[str, Slot
     persisting = {p.rejoin.new_member_id for p in coord.appends
                   if p.kind == "static" and p.group is group and p.rejoin is not None}
     out = {}
-    for mid in sorted(set(group.members) | group.pending_members | set(watches)):
+    # an id in pendingSyncMembers that is no member: a static restart left it there (SPEC.md Corrections 3)
+    for mid in sorted(set(group.members) | group.pending_members | set(watches) | group.pending_sync_members):
         member = group.members.get(mid)
         if member is not None:
             static = member.group_instance_id is not None and group.static_members.get(member.group_instance_id) == mid
@@ -47,7 +48,8 @@ def slots_by_id(coord: GroupCoordinator, group: GroupMetadata) -> dict[str, Slot
                             member.awaiting_sync is not None, member.is_new, mid in group.pending_sync_members,
                             watches.get(mid, 0), static, mid in persisting)
         else:
-            out[mid] = Slot(PENDING if mid in group.pending_members else ABSENT, watch=watches.get(mid, 0))
+            out[mid] = Slot(PENDING if mid in group.pending_members else ABSENT, watch=watches.get(mid, 0),
+                            pending_sync=mid in group.pending_sync_members)
     return out
 
 
@@ -84,9 +86,10 @@ def abstract(coord: GroupCoordinator, group_id: str, members: int | None = None)
 def model_scope(coord: GroupCoordinator, members: int, static: bool = False) -> Scope:
     """The model scope matching a coordinator's configuration, unbounded in pending appends (``static``: with the
     static-membership actions — the caller says so when a state it compares has a static slot)."""
+    max_size = coord.config.group_max_size
     return Scope(members=members, deferred_appends=coord.config.append_mode == "deferred",
                  initial_delay=coord.config.group_initial_rebalance_delay_ms > 0, max_appends=1 << 30, unload=True,
-                 static=static)
+                 static=static, max_size=max_size if max_size < 2**31 - 1 else 0)   # Int.MaxValue: unbounded
 
 
 __all__ = ["abstract", "abstract_slots", "slots_by_id", "model_scope", "ABSENT"]

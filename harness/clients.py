@@ -131,7 +131,8 @@ class Client(ABC):
         rebalance = cfg.rebalance_timeout_ms if cfg.version.join_group_v1 else cfg.session_timeout_ms
         return Request(api, cfg.index, corr, member_id, generation_id, cfg.session_timeout_ms, rebalance,
                        cfg.protocol_type, cfg.protocols, cfg.version.join_group_v4,
-                       group_instance_id=cfg.group_instance_id)
+                       group_instance_id=cfg.group_instance_id,
+                       support_skipping_assignment=cfg.version.join_group_version >= 9)   # KIP-814 (v9, 3.2)
 
     # --- snapshots ---------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:

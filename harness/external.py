@@ -40,6 +40,7 @@ class WireRequest:
     assignments: tuple[tuple[str, bytes], ...] = ()   # SyncGroup: (member_id, assignment), sorted
     members: tuple[tuple[str, str | None], ...] = ()   # LeaveGroup: the identities to remove
     offsets: tuple[tuple[str, int], ...] = ()          # OffsetCommit: ("topic-partition", offset), sorted
+    support_skipping_assignment: bool = False          # JoinGroup v9+ (KIP-814): the client can skip the assignor
 
     def __post_init__(self) -> None:
         if self.api not in RECEIVE_APIS:
@@ -55,6 +56,8 @@ class WireRequest:
             "assignments": [[m, a.hex()] for m, a in self.assignments],
             "members": [list(m) for m in self.members], "offsets": [list(o) for o in self.offsets],
         }
+        if self.support_skipping_assignment:   # only then: payloads of older traces stay byte-identical
+            obj["support_skipping_assignment"] = True
         return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
     @staticmethod
@@ -72,7 +75,8 @@ class WireRequest:
                 require_known_member_id=bool(obj["require_known_member_id"]),
                 assignments=tuple((str(m), bytes.fromhex(a)) for m, a in obj["assignments"]),
                 members=tuple((str(m), None if i is None else str(i)) for m, i in obj["members"]),
-                offsets=tuple((str(tp), int(o)) for tp, o in obj["offsets"]))
+                offsets=tuple((str(tp), int(o)) for tp, o in obj["offsets"]),
+                support_skipping_assignment=bool(obj.get("support_skipping_assignment", False)))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"malformed Receive payload {text[:80]!r} ({exc}).") from None
 
@@ -80,7 +84,8 @@ class WireRequest:
         """The same request as the simulated network's value (what observations and reports show)."""
         return Request(self.api, client, self.corr, self.member_id, self.generation_id, self.session_timeout_ms,
                        self.rebalance_timeout_ms, self.protocol_type, self.protocols,
-                       self.require_known_member_id, self.assignments, self.group_instance_id)
+                       self.require_known_member_id, self.assignments, self.group_instance_id,
+                       self.support_skipping_assignment)
 
 
 def admits_unenumerable(kinds: tuple[str, ...], coord: Any, max_time_ms: int | None, action: Action) -> bool:

@@ -16,27 +16,26 @@ state before the step; what the coordinator *did* is only ever compared with the
 """
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
 from core.actions import Action
+from harness import did
 from harness.abstraction import abstract, model_scope, slots_by_id
+from harness.answers import Context, Got, match, show
 from harness.excuses import excused
 from harness.external import WireRequest
 from harness.messages import Request
+from harness.shadow import Record, Shadow, StepView
 from harness.world import LOADING, UNLOADED, World
-from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync, InitialDelayedJoin
-from model.outputs import (HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, JOIN_OP, NEW_MEMBER, PENDING_OP, REBALANCE, SESSION,
-                           SYNC_OP, Outputs)
+from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync
+from model.outputs import Answer, Outputs, Write
 from model.profiles import ModelProfile, get_model_profile
 from model.releases import fact
 from model.state import FREE, PENDING, AbstractAction, Scope as ModelScope, Slot, State, padded
-from model.step import outcomes
+from model.step import outcomes_written
 
-#: SPEC.md §4.6: a member added by addMemberAndRebalance is watched with the 5-minute new-member timeout
-NEW_MEMBER_JOIN_TIMEOUT_MS = 300_000
 
 
 @dataclass
@@ -58,8 +57,13 @@ class Before:
     protocol_type: str | None = None      # the group's recorded protocol type
     statics: dict[str, str] = field(default_factory=dict)   # group.instance.id -> member id (KIP-345)
     append_generation: int = -1           # the generation of the group object of the oldest pending append
-    #: a real client's request the model has no action for — a batch LeaveGroup of several identities, or
-    #: static membership (the abstract model has no instance ids): its states are still checked, its outputs are not
+    append_group: object = None           # the group object of the oldest pending append
+    append_seqs: tuple[int, ...] = ()     # the pending appends, oldest first
+    leader_id: str | None = None          # the group's leader before the step
+    state_name: str = ""                  # the group's state before the step ("" for none)
+    #: a LeaveGroup's identities (member id, group.instance.id), in request order (v3+ may name several)
+    leaving: tuple[tuple[str, str | None], ...] = ()
+    #: a step the model has no action for although it reaches the coordinator (none today: every request is labelled)
     unlabelled: bool = False
 
 
@@ -71,11 +75,14 @@ def capture(world: World, action: Action | None = None) -> Before:
     before.group = group
     if coord.appends:
         before.append_generation = coord.appends[0].group.generation_id
+        before.append_group = coord.appends[0].group
+        before.append_seqs = tuple(p.seq for p in coord.appends)
     if group is not None:
         before.slot_of = slots_by_id(coord, group)
         before.generation = group.generation_id
         before.protocol_type = group.protocol_type
         before.statics = dict(group.static_members)
+        before.leader_id, before.state_name = group.leader_id, group.state.value
         for mid, m in group.members.items():
             for fut in (m.awaiting_join, m.awaiting_sync):
                 if fut is not None:
@@ -92,11 +99,13 @@ def rebase(base: Before, world: World, action: Action) -> Before:
     values are shared, the object references (group, timer task, request) are read from ``world``."""
     fresh = capture_refs(world, action)
     return replace(base, action=action, group=fresh.group, fired=fresh.fired, request=fresh.request,
-                   unlabelled=fresh.unlabelled)
+                   unlabelled=fresh.unlabelled, leaving=fresh.leaving, append_group=fresh.append_group)
 
 
 def capture_refs(world: World, action: Action) -> Before:
     before = Before(State(), action=action, group=world.coord.groups.get(world.group_id))
+    if world.coord.appends:
+        before.append_group = world.coord.appends[0].group
     _take_action(world, before, action)
     return before
 
@@ -106,17 +115,16 @@ def _take_action(world: World, before: Before, action: Action) -> None:
     if action.kind == "FireTimer":
         before.fired = coord.timer.entries.get(int(action.arg))
     elif action.kind == "DeliverRequest":
-        before.request = world.net.requests.get((action.client, action.arg))   # type: ignore[arg-type]
+        before.request = req = world.net.requests.get((action.client, action.arg))   # type: ignore[arg-type]
+        if req is not None and req.api == "LeaveGroup":
+            before.leaving = ((req.member_id, req.group_instance_id),)
     elif action.kind == "Receive":
         wire = WireRequest.from_payload(str(action.arg))
         if wire.group_id != world.group_id:
             return
-        req = wire.request(action.client)
-        if wire.api == "LeaveGroup" and len(wire.members) == 1:   # LeaveGroup v3+: the identity is in the list
-            req = replace(req, member_id=wire.members[0][0])
-        before.request = req
-        before.unlabelled = (len(wire.members) > 1 or wire.group_instance_id is not None
-                             or any(instance is not None for _, instance in wire.members))
+        before.request = wire.request(action.client)
+        if wire.api == "LeaveGroup":   # the identities of the request (what World hands the coordinator)
+            before.leaving = wire.members or ((wire.member_id, wire.group_instance_id),)
 
 
 def _requester_slot(state: State, value: Slot) -> int:
@@ -125,20 +133,68 @@ def _requester_slot(state: State, value: Slot) -> int:
 
 def label(world: World, before: Before, action: Action, state: State) -> tuple[AbstractAction, str] | None:
     """The abstract action of the step (and a CompleteAppend's raw error); None when the coordinator
-    does nothing the model names (client-side actions, the clock, timers of a group that died)."""
+    does nothing the model names (client-side actions, the clock, timers of a group that died). A LeaveGroup
+    naming several identities is several actions (``label_all``): this is the first."""
+    found = label_all(world, before, action, state)
+    return None if found is None or not found[0] else (found[0][0], found[1])
+
+
+def label_all(world: World, before: Before, action: Action, state: State
+              ) -> tuple[tuple[AbstractAction, ...], str] | None:
+    """The abstract actions of the step, in the order the coordinator takes them (one, except for a LeaveGroup v3+
+    naming several identities: one per identity, §3.4; none for a LeaveGroup v3+ naming nobody)."""
     p = get_model_profile(world.profile.name)
     kind = action.kind
     if kind in ("DeliverRequest", "Receive"):
-        return None if before.request is None else (_request_label(world, p, before, before.request, state), "")
+        req = before.request
+        if req is None:
+            return None
+        if req.api == "LeaveGroup":
+            return _leave_labels(world, p, before, req, state), ""
+        return (_request_label(world, p, before, req, state),), ""
     if kind == "FireTimer":
-        return _timer_label(world, before, before.fired, state)
+        found = _timer_label(world, before, before.fired, state)
+        return None if found is None else ((found[0],), found[1])
     if kind == "CompleteAppend":
-        return AbstractAction("CompleteAppend", arg="ok" if action.arg == "NONE" else "error"), str(action.arg)
+        return (AbstractAction("CompleteAppend", arg="ok" if action.arg == "NONE" else "error"),), str(action.arg)
     if kind == "UnloadGroup":
-        return AbstractAction("UnloadGroup"), ""
+        return (AbstractAction("UnloadGroup"),), ""
     if kind == "LoadGroup" and before.partition == LOADING:
-        return AbstractAction("LoadGroup"), ""
+        return (AbstractAction("LoadGroup"),), ""
     return None
+
+
+def _leave_labels(world: World, p: ModelProfile, before: Before, req: Request, state: State
+                  ) -> tuple[AbstractAction, ...]:
+    """One LeaveGroup per identity (SPEC.md §3.4: each judged on its own, in request order; 0.10.0 reads the first
+    only). A pre-check failure answers the whole request before any identity: one action. Two identities of one
+    member are one slot; two members whose slots look alike are two slots. An identity removed earlier in the request
+    no longer owns its group.instance.id for the identities after it."""
+    identities = before.leaving or ((req.member_id, req.group_instance_id),)
+    if not p.batch_leave:
+        identities = identities[:1]
+    if not identities:
+        return ()
+    if before.partition in (UNLOADED, LOADING):
+        return (_request_label(world, p, before, replace(req, member_id=identities[0][0],
+                                                         group_instance_id=identities[0][1]), state),)
+    slot_of_id: dict[str, int] = {}
+    gone: set[str] = set()
+    out = []
+    for mid, instance in identities:
+        now = replace(before, statics={k: v for k, v in before.statics.items() if v not in gone})
+        act = _request_label(world, p, now, replace(req, member_id=mid, group_instance_id=instance), state)
+        who = mid or now.statics.get(instance or "", "")
+        if who in before.slot_of:
+            if who not in slot_of_id:
+                value = before.slot_of[who]
+                slot_of_id[who] = next(j for j, s in enumerate(state.slots)
+                                       if s == value and j not in slot_of_id.values())
+            act = replace(act, slot=slot_of_id[who])
+            if act.arg not in ("fenced", "unknown-instance"):
+                gone.add(who)
+        out.append(act)
+    return tuple(out)
 
 
 def _timer_label(world: World, before: Before, op: object, state: State) -> tuple[AbstractAction, str] | None:
@@ -194,9 +250,10 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
             return static
         simple = req.api == "OffsetCommit" and req.generation_id < 0 and not member
         if before.group is not None and not (mid and owner == mid):
-            # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut
-            # (2.x judges the member id alone: no cell for an unknown instance there)
-            unknown = "unknown-instance" if p.validate_current_member and not simple else ""
+            # §3.5 lists no unknown-instance check before a simple commit's Empty-group shortcut; 2.x judges the
+            # member id alone except in JoinGroup (SPEC.md §3.1 J5b step 5: "or given instance id unknown")
+            unknown = ("unknown-instance" if (p.validate_current_member or req.api == "JoinGroup") and not simple
+                       else "")
             instance_cell = "fenced" if owner is not None else unknown
     if req.api == "JoinGroup":
         config = world.coord.config
@@ -215,6 +272,11 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
                                   and req.group_instance_id is None else "JoinGroup/new", i, cell)
         changed = member and before.protocols[mid] != (req.protocol_type, req.protocols)
         return AbstractAction("JoinGroup/changed" if changed else "JoinGroup/known", i, cell)
+    if (not cell and req.api == "LeaveGroup" and not p.validate_current_member and instance is not None and mid
+            and state.slots[i].status == PENDING and instance_cell != "fenced"):
+        # [2.4] §3.4: past the fencing check, a pending id carrying an instance id is an IllegalStateException
+        # (GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480)
+        cell = "static-pending"
     cell = cell or instance_cell
     if req.api == "OffsetCommit" and req.generation_id < 0 and not member:
         return AbstractAction("OffsetCommit/simple", i, cell)
@@ -226,7 +288,8 @@ def _request_label(world: World, p: ModelProfile, before: Before, req: Request, 
 def predicted_error(world: World, before: Before) -> bool:
     """Whether the step's IllegalStateError is one the model predicts, with the coordinator's state untouched: a
     request labelled ``static-pending`` — a JoinGroup carrying a group.instance.id from a pending member id (SPEC.md
-    §3.1 J5b step 3) throws before it changes anything, so later answers are still the model's to predict."""
+    §3.1 J5b step 3), or a 2.x LeaveGroup doing so (§3.4 [2.4]) — throws before it changes anything, so later
+    answers are still the model's to predict."""
     if before.request is None or before.action is None or before.unlabelled:
         return False
     found = label(world, before, before.action, padded(before.state, len(before.state.slots) + 1))
@@ -268,149 +331,130 @@ def _supported(p: ModelProfile, before: Before, req: Request) -> bool:
     return req.protocol_type == before.protocol_type and bool(names & common)
 
 
-# -- what the coordinator did, in the model's terms ------------------------------------------------
-def _answers(world: World, before: Before, state: State, after_generation: int) -> Counter[tuple[Any, ...]]:
-    """The step's answers as (slot value, api, error, generation, shape); the generation as a number."""
-    out: Counter[tuple[Any, ...]] = Counter()
-    req = before.request
-    for resp in world.answered:
-        if req is not None and resp.key == req.key:
-            mid = req.member_id or _instance_owner(before, req)
-        else:
-            mid = before.parked.get(resp.key, "?")
-        value = before.slot_of.get(mid, FREE) if mid else FREE
-        generation: Any = resp.generation_id if resp.api == "JoinGroup" else "-"
-        shape = "-"
-        if resp.api == "JoinGroup":
-            if resp.error != "NONE":
-                shape = "error+id" if resp.member_id else "error"
-            elif resp.leader_id and resp.leader_id == resp.member_id:
-                shape = "leader+members" if resp.members else "leader"
-            else:
-                shape = "follower+members" if resp.members else "follower"
-        out[(value, resp.api, resp.error, generation, shape)] += 1
-    return out
-
-
-def _instance_owner(before: Before, req: Request) -> str:
-    """A JoinGroup or LeaveGroup with member id "" and a known group.instance.id is that instance's member's (a
-    restart, a removal by instance id; SPEC.md §3.1 J5a step 4, §3.4)."""
-    if req.api in ("JoinGroup", "LeaveGroup") and req.group_instance_id is not None:
-        return before.statics.get(req.group_instance_id, "")
-    return ""
-
-
-def _slot_values(world: World, before: Before) -> dict[str, Slot]:
-    """Member id -> its slot's value before the step; a member id an instance was re-keyed to in this step (a static
-    restart, or its revert) is the slot of the id the instance had before (SPEC.md §3.1 J5a step 4)."""
-    values = dict(before.slot_of)
-    group = world.coord.groups.get(world.group_id)
-    if group is None or group is not before.group:
-        return values
-    for instance, mid in group.static_members.items():
-        old = before.statics.get(instance)
-        if old is not None and old != mid and old in before.slot_of:
-            values[mid] = before.slot_of[old]
-    return values
-
-
-def _model_answers(outputs: Outputs, state: State, p: ModelProfile, before_gen: int, after_gen: int,
-                   append_gen: int = -1) -> Counter[tuple[Any, ...]]:
-    gens = {"current": before_gen, "new": after_gen, "none": p.no_generation, "-": "-", "append": append_gen}
-    return Counter((state.slots[a.slot] if a.slot >= 0 else FREE, a.api, a.error, gens[a.generation], a.shape)
-                   for a in outputs.answers)
-
-
-def _arms(world: World, before: Before) -> list[tuple[str, Slot | None, frozenset[str], int]]:
-    """Delayed operations of the group armed by this step and still armed: (op, slot value, sources, delay)."""
-    coord = world.coord
-    group = coord.groups.get(world.group_id)
-    if group is None:
-        return []
-    sessions = {m.session_timeout_ms for m in group.members.values()} | {s for s, _ in before.timeouts.values()}
-    rebalances = {m.rebalance_timeout_ms for m in group.members.values()} | {r for _, r in before.timeouts.values()}
-    if before.request is not None:
-        sessions.add(before.request.session_timeout_ms)
-        rebalances.add(before.request.rebalance_timeout_ms)
-    initial = coord.config.group_initial_rebalance_delay_ms
-    values = _slot_values(world, before)
-    out = []
-    for seq, op in sorted(coord.timer.entries.items()):
-        if seq in before.timers or getattr(op, "group", None) is not group:
-            continue
-        delay = op.delay_ms
-        sources = {SESSION} if delay in sessions else set()
-        if isinstance(op, DelayedHeartbeat):
-            if delay == NEW_MEMBER_JOIN_TIMEOUT_MS:
-                sources.add(NEW_MEMBER)
-            name, value = (PENDING_OP if op.is_pending else HEARTBEAT_OP), values.get(op.member_id, FREE)
-        elif isinstance(op, InitialDelayedJoin):
-            name, value, sources = INITIAL_JOIN_OP, None, ({INITIAL} if 0 < delay <= initial else set())
-        elif isinstance(op, DelayedJoin):
-            name, value, sources = JOIN_OP, None, ({REBALANCE} if delay in rebalances else set())
-        elif isinstance(op, DelayedSync):
-            name, value, sources = SYNC_OP, None, ({REBALANCE} if delay in rebalances else set())
-        else:
-            continue
-        out.append((name, value, frozenset(sources), delay))
-    return out
-
-
-def _arms_match(concrete: list[tuple[str, Slot | None, frozenset[str], int]], outputs: Outputs, state: State) -> bool:
-    wanted = [(a.op, state.slots[a.slot] if a.slot >= 0 else None, a.source) for a in outputs.arms]
-    if len(wanted) != len(concrete):
-        return False
-    for op, value, sources, _delay in concrete:
-        match = next((w for w in wanted if w[0] == op and w[1] == value and w[2] in sources), None)
-        if match is None:
-            return False
-        wanted.remove(match)
-    return True
+Outcome = tuple[State, Outputs, tuple[Write, ...]]
 
 
 @lru_cache(maxsize=1 << 16)
-def _outcomes(state: State, act: AbstractAction, profile: str, scope: ModelScope, detail: str
-              ) -> tuple[tuple[State, Outputs], ...]:
-    return outcomes(state, act, profile, scope, detail)
+def _outcomes(state: State, acts: tuple[AbstractAction, ...], profile: str, scope: ModelScope, detail: str
+              ) -> tuple[Outcome, ...]:
+    """The model's outcomes of ``acts`` (one request) from ``state``: successors canonical, outputs and writes naming
+    the slots of ``state``."""
+    if not acts:   # a LeaveGroup v3+ naming nobody: top level NONE, no entry, nothing changes (§3.4)
+        return ((state, Outputs((Answer(-1, "LeaveGroup", "NONE"),)), ()),)
+    found = outcomes_written(state, acts if len(acts) > 1 else acts[0], profile, scope, detail, canonical=False)
+    return tuple(sorted({(t.canonical(), o, w) for t, o, w in found},
+                        key=lambda x: (x[0].short(), str(x[1]), str(x[2]))))
+
+
+def _context(world: World, before: Before, acts: tuple[AbstractAction, ...], shadow: Shadow | None) -> Context:
+    profile = world.profile.name
+    ctx = Context(world.coord.groups.get(world.group_id), before.append_group,
+                  fact("join-response-protocol-type", profile), fact("static-rejoin-skips-assignment", profile),
+                  dict(shadow.prior) if shadow is not None else {}, dict(shadow.skip) if shadow is not None else {})
+    req = before.request
+    if req is not None and acts and acts[0].kind == "JoinGroup/static-rejoin":   # its answer in this very step
+        ctx.prior[req.key] = before.leader_id or ""   # type: ignore[index]
+        ctx.skip[req.key] = req.support_skipping_assignment   # type: ignore[index]
+    return ctx
 
 
 def mismatch(world: World, before: Before, action: Action, after: State | None = None
              ) -> tuple[AbstractAction | None, str | None]:
-    """The step's label, and None if the model has a transition for it with these outputs — else why not.
-    ``after``: the abstract state after the step when the caller has it already."""
+    """The step's label, and None if the model has a transition for it with these outputs — else why not (a reason
+    that breaks an output rule of harness/answers.py names it: "rule NAME — ..."). ``after``: the abstract state
+    after the step when the caller has it already. A LeaveGroup of several identities is checked as its actions in
+    turn and returns None for the label (it is no single edge)."""
+    act, why, _ = judge(world, before, action, after)
+    return act, why
+
+
+def judge(world: World, before: Before, action: Action, after: State | None = None, shadow: Shadow | None = None
+          ) -> tuple[AbstractAction | None, str | None, Shadow | None]:
+    """``mismatch`` for a linear run: with its ``shadow`` (harness/shadow.py) the values only the request history
+    knows are checked too, and the shadow after the step is returned (the one given when the step is refused)."""
     if before.unlabelled:
-        return None, None
+        return None, None, shadow
+    if shadow is not None:   # what the members sent, as the request history (not the coordinator) says
+        before = replace(before, protocols=shadow.protocol_map(), protocol_type=shadow.protocol_type)
     raw_after = after if after is not None else abstract(world.coord, world.group_id)
     width = max(len(before.state.slots), len(raw_after.slots)) + 1
-    b = padded(before.state, width)
-    a = padded(raw_after, width)
-    labelled = label(world, before, action, b)
+    b, a = padded(before.state, width), padded(raw_after, width)
+    p = get_model_profile(world.profile.name)
+    labelled = label_all(world, before, action, b)
+    gots = did.gots(world, before, p.batch_leave)
+    arms = did.arms(world, before)
+    if labelled is None:
+        if a != b and not gots and not arms and stale_completion(world, before, b, a):
+            return None, None, shadow
+        if a != b or gots or arms:
+            return None, (f"{action} changes the coordinator although the model has no action for it: "
+                          f"{_show(gots, arms)}"), shadow
+        return None, None, shadow
+    acts, detail = labelled
     group = world.coord.groups.get(world.group_id)
     after_gen = group.generation_id if group is not None else -1
-    answers = _answers(world, before, b, after_gen)
-    arms = _arms(world, before)
-    if labelled is None:
-        if a != b and not answers and not arms and stale_completion(world, before, b, a):
-            return None, None
-        if a != b or answers or arms:
-            return None, (f"{action} changes the coordinator although the model has no action for it: "
-                          f"{_show(answers, arms)}")
-        return None, None
-    act, detail = labelled
-    p = get_model_profile(world.profile.name)
+    gens = {"current": before.generation, "new": after_gen, "none": p.no_generation, "-": "-",
+            "append": before.append_generation}
     static = any(s.static for s in b.slots + a.slots)
-    options = _outcomes(b, act, p.name, model_scope(world.coord, width, static), detail)
-    for state, outputs in options:
-        if state == a and _model_answers(outputs, b, p, before.generation, after_gen,
-                                         before.append_generation) == answers \
-                and _arms_match(arms, outputs, b):
-            return act, None
-    said = "; ".join(f"{s.short()} / {o}" for s, o in options) or "nothing (the action is not possible here)"
-    return act, (f"{action} is {act}, but the coordinator reached {a.short()} and did {_show(answers, arms)};"
-                 f" the model allows: {said}")
+    options = _outcomes(b, acts, p.name, model_scope(world.coord, width, static), detail)
+    ctx = _context(world, before, acts, shadow)
+    first = acts[0] if len(acts) == 1 else None
+    broken: list[str] = []
+    for state, outputs, writes in options:
+        if state != a or not did.arms_match(arms, outputs, b):
+            continue
+        coarse, rule = match(did.wants(outputs, b, p, gens, acts[0].arg if acts else ""), gots, ctx)
+        if not coarse:
+            continue
+        if rule is None and shadow is not None:
+            moved, why = shadow.advance(_step_view(world, before, acts, outputs, writes, gots))
+            if why is None:
+                return first, None, moved
+            broken.append(why)
+        elif rule is None:
+            return first, None, shadow
+        else:
+            broken.append(f"{rule}: the answers are the model's but for this field")
+    said = "; ".join(f"{s.short()} / {o}" for s, o, _ in options) or "nothing (the action is not possible here)"
+    name = " ".join(map(str, acts)) or "LeaveGroup of no identity"
+    if broken:
+        return first, (f"rule {broken[0]} — {action} is {name}: the coordinator reached {a.short()} and did "
+                       f"{_show(gots, arms)}; the model allows: {said}"), shadow
+    return first, (f"{action} is {name}, but the coordinator reached {a.short()} and did {_show(gots, arms)};"
+                   f" the model allows: {said}"), shadow
 
 
-def _show(answers: Counter[tuple[Any, ...]], arms: list[tuple[str, Slot | None, frozenset[str], int]]) -> str:
-    parts = [f"{api}({v.short()}) {err} gen={g} {shape}" for (v, api, err, g, shape) in sorted(answers, key=str)]
+def _step_view(world: World, before: Before, acts: tuple[AbstractAction, ...], outputs: Outputs,
+               writes: tuple[Write, ...], gots: list[Got]) -> StepView:
+    coord, req = world.coord, before.request
+    group = coord.groups.get(world.group_id)
+    own = [g for g in gots if req is not None and g.resp.key == req.key and g.api == "JoinGroup"]
+    kind = acts[0].kind if acts else ""
+    completed = before.append_seqs[0] if kind == "CompleteAppend" and before.append_seqs else None
+    state_after = group.state.value if group is not None else ""
+    return StepView(
+        kind=kind, request=req, accepted=not any(g.error != "NONE" for g in own) and not (acts and acts[0].arg in
+                                                                                      _REFUSALS),
+        group_before=before.group, group_after=group, state_before=before.state_name,
+        generation_before=before.generation, generation_after=group.generation_id if group is not None else -1,
+        statics_before=before.statics, members_before=frozenset(before.protocols), leader_before=before.leader_id,
+        skip=bool(req is not None and req.support_skipping_assignment
+                  and fact("static-rejoin-skips-assignment", world.profile.name)),
+        writes=writes, gots=gots, deferred=coord.config.append_mode == "deferred", appends_before=before.append_seqs,
+        appends_after=list(coord.appends), durable_after=Record.of_impl(coord.log.get(world.group_id)),
+        completed_seq=completed, ok=kind == "CompleteAppend" and acts[0].arg == "ok", completed_group_is_ours=True,
+        new_generation=any(a.generation == "new" for a in outputs.answers if a.api == "JoinGroup"),
+        restart_in_stable=(kind == "JoinGroup/static-rejoin" and before.state_name == "Stable"
+                           and fact("static-rejoin-persisted-in-stable", world.profile.name)
+                           and state_after in ("Stable", "PreparingRebalance") and not own))
+
+
+#: request cells whose request the coordinator refuses before it changes anything
+_REFUSALS = frozenset({"not-coordinator", "loading", "unsupported", "bad-session", "bad-protocol", "static-pending",
+                       "fenced", "unknown-instance", "stale"})
+
+
+def _show(gots: list[Got], arms: did.Arms) -> str:
+    parts = sorted(show(gots))
     parts += [f"{op}({v.short() if v else '-'}) delay={d} ~ {'/'.join(sorted(s)) or '?'}" for op, v, s, d in arms]
     return "; ".join(parts) or "(no answer, no timer)"

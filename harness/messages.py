@@ -37,6 +37,7 @@ class Request:
     require_known_member_id: bool = False
     assignments: Assignments = ()        # SyncGroup: (member_id, assignment) sorted by member id
     group_instance_id: str | None = None
+    support_skipping_assignment: bool = False   # JoinGroup v9+ (KIP-814, 3.2)
 
     @property
     def key(self) -> tuple[int, int]:
@@ -45,7 +46,8 @@ class Request:
     def to_tuple(self) -> tuple[Any, ...]:
         return (self.api, self.client, self.corr, self.member_id, self.generation_id,
                 self.session_timeout_ms, self.rebalance_timeout_ms, self.protocol_type, self.protocols,
-                self.require_known_member_id, self.assignments, self.group_instance_id)
+                self.require_known_member_id, self.assignments, self.group_instance_id,
+                self.support_skipping_assignment)
 
     @staticmethod
     def from_tuple(data: tuple[Any, ...]) -> "Request":

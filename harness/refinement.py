@@ -15,7 +15,8 @@ from functools import lru_cache
 from core.actions import Action
 from core.trace import Trace
 from harness.abstraction import abstract, model_scope
-from harness.labels import Before, capture, mismatch, predicted_error, stale_completion
+from harness.labels import Before, capture, judge, predicted_error, stale_completion
+from harness.shadow import Shadow
 from harness.world import World
 from model.state import AbstractAction, Scope, State, padded
 from model.step import successors
@@ -35,13 +36,20 @@ class Coverage:
     edges: set[tuple[State, AbstractAction, State]] = field(default_factory=set)
     stutters: int = 0
     steps: int = 0
+    #: labelled steps whose answers were judged, by abstract action kind (a LeaveGroup of several identities is
+    #: "LeaveGroup×N"): what the outputs check saw, stutters included
+    judged: dict[str, int] = field(default_factory=dict)
 
 
 class RefinementChecker:
     """Steps a world and checks each step against the model of its profile."""
 
-    def __init__(self, world: World, rules: object | None = None, halfway: bool | None = None) -> None:
+    def __init__(self, world: World, rules: object | None = None, halfway: bool | None = None,
+                 shadow: Shadow | None = None) -> None:
         self.world = world
+        #: what the request history says the coordinator holds (harness/shadow.py): a fork passes its run's copy; a
+        #: checker started on a coordinator that already holds state takes its word for it
+        self.shadow = shadow.copy() if shadow is not None else Shadow.adopt(world.coord, world.group_id)
         #: an IllegalStateError the model does not predict left the coordinator half-way through a handler (0.10.0's
         #: dead-to-dead finding): from then on its answers are no longer the model's to predict. ``halfway``: carried
         #: over by a fork of a run (None: any error already in the coordinator's log counts)
@@ -72,23 +80,36 @@ class RefinementChecker:
         before, label, after = model_edge(self.profile, self.world.coord, raw_before, raw_after)
         self.coverage.steps += 1
         step = len(self.world.steps) - 1
-        if after != before and label is None and not (isinstance(captured, Before) and captured.action is not None
-                                                      and stale_completion(self.world, captured, before, after)):
-            raise NonRefiningStep(
-                f"step {step} ({action}) is not a model edge on profile {self.world.profile.name}:"
-                f"\n  before {before.short()}\n  after  {after.short()}", before, after, self.world.trace("refinement"))
         labelled = isinstance(captured, Before) and captured.action is not None and self.labelled
         if len(self.world.coord.errors) > self._errors_seen:
             self._errors_seen = len(self.world.coord.errors)
             self.halfway = self.halfway or not (isinstance(captured, Before) and predicted_error(self.world, captured))
+        # a LeaveGroup v3+ naming several identities is several model actions in one step: labelled, it is judged as
+        # those actions in turn (no single edge leads from its before to its after); a labelled step that carries a
+        # request cell (new metadata of a static restart) is the model's transition of that cell, not a graph edge
+        batch = labelled and not self.halfway and isinstance(captured, Before) and len(captured.leaving) > 1
+        validated = False
         if labelled and not self.halfway:
             assert isinstance(captured, Before)
-            act, why = mismatch(self.world, captured, action, raw_after)
+            act, why, shadow = judge(self.world, captured, action, raw_after, self.shadow)
             if why is not None:
                 raise NonRefiningStep(f"step {step}: {why} (profile {self.world.profile.name})", before, after,
                                       self.world.trace("refinement"))
+            self.shadow = shadow
+            validated = act is not None or batch
+            kind = act.kind if act is not None else f"LeaveGroup×{len(captured.leaving)}" if batch else None
+            if kind is not None:
+                self.coverage.judged[kind] = self.coverage.judged.get(kind, 0) + 1
             if act is not None:   # coverage credits the action the step is, not the first one between its states
                 label = act
+            elif batch:
+                label = None
+        if after != before and label is None and not validated and not (
+                isinstance(captured, Before) and captured.action is not None
+                and stale_completion(self.world, captured, before, after)):
+            raise NonRefiningStep(
+                f"step {step} ({action}) is not a model edge on profile {self.world.profile.name}:"
+                f"\n  before {before.short()}\n  after  {after.short()}", before, after, self.world.trace("refinement"))
         if after == before or label is None:
             self.coverage.stutters += 1
             return

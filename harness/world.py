@@ -274,7 +274,8 @@ class World:
             coord.join_group(g, req.member_id, req.session_timeout_ms, req.rebalance_timeout_ms, req.protocol_type,
                              list(req.protocols), group_instance_id=req.group_instance_id,
                              require_known_member_id=req.require_known_member_id,
-                             client_id=client_id, request_key=key)
+                             client_id=client_id, request_key=key,
+                             support_skipping_assignment=req.support_skipping_assignment)
         elif api == "SyncGroup":
             coord.sync_group(g, req.generation_id, req.member_id, dict(req.assignments),
                              group_instance_id=req.group_instance_id, request_key=key)

@@ -3,10 +3,11 @@ from core.types import Errors, GroupState
 from impl.coordinator import GroupCoordinator
 from impl.group import IllegalStateError
 from impl.profiles import DEFAULT_PROFILE, PROFILES, Profile, UnknownProfileError, get_profile
-from impl.results import (AppendView, CommitResult, CoordinatorConfig, DelayedOpView, GroupView, HeartbeatResult,
-                          JoinGroupResult, LeaveGroupResult, MemberView, ResponseFuture, SyncGroupResult, TimerView)
+from impl.results import (AppendView, CommitResult, CoordinatorConfig, DelayedOpView, GroupSummary, GroupView,
+                          HeartbeatResult, JoinGroupResult, LeaveGroupResult, MemberSummary, MemberView,
+                          ResponseFuture, SyncGroupResult, TimerView)
 
 __all__ = ["AppendView", "CommitResult", "CoordinatorConfig", "DEFAULT_PROFILE", "DelayedOpView", "Errors",
-           "GroupCoordinator", "GroupState", "GroupView", "HeartbeatResult", "IllegalStateError",
-           "JoinGroupResult", "LeaveGroupResult", "MemberView", "PROFILES", "Profile", "ResponseFuture",
-           "SyncGroupResult", "TimerView", "UnknownProfileError", "get_profile"]
+           "GroupCoordinator", "GroupState", "GroupSummary", "GroupView", "HeartbeatResult", "IllegalStateError",
+           "JoinGroupResult", "LeaveGroupResult", "MemberSummary", "MemberView", "PROFILES", "Profile",
+           "ResponseFuture", "SyncGroupResult", "TimerView", "UnknownProfileError", "get_profile"]

@@ -92,7 +92,7 @@ class CoordinatorBase(ABC):
     # -- static membership (static_members.py) ----------------------------------------------------
     @abstractmethod
     def current_member_error(self, group: GroupMetadata, member_id: str,
-                             group_instance_id: str | None) -> Errors | None:
+                             group_instance_id: str | None, join: bool = False) -> Errors | None:
         """FENCED_INSTANCE_ID / UNKNOWN_MEMBER_ID if (member id, instance id) is not a current member."""
 
     @abstractmethod

@@ -9,15 +9,16 @@ from typing import Any, Hashable, Iterator
 from core.events import IllegalState, MemberLeaves, StepEvent, Unloaded
 from core.types import Errors, GroupState
 from impl.delayed import DelayedHeartbeat, member_key
-from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
+from impl.group import GroupMetadata, MemberMetadata
+from impl.guards import GuardError
 from impl.liveness import STORE_ERRORS, LivenessMixin
 from impl.profiles import Profile, get_profile
 from impl.purgatory import DelayedOperationPurgatory, MockTimer
 from impl.rebalance import RebalanceMixin
 from impl.static_members import StaticMembershipMixin, StaticRejoin
-from impl.results import (AppendView, CommitResult, CoordinatorConfig, DelayedOpView, GroupView,
-                          HeartbeatResult, JoinGroupResult, LeaveGroupResult, MemberView, ResponseFuture,
-                          SyncGroupResult, TimerView)
+from impl.results import (AppendView, CommitResult, CoordinatorConfig, DelayedOpView, GroupSummary, GroupView,
+                          HeartbeatResult, JoinGroupResult, LeaveGroupResult, MemberSummary, MemberView,
+                          ResponseFuture, SyncGroupResult, TimerView)
 
 PR, CR, S, E, D = (GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE, GroupState.STABLE,
                    GroupState.EMPTY, GroupState.DEAD)
@@ -67,7 +68,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
         self.unloaded: set[str] = set()                   # partitions this broker no longer leads
         self.loading: set[str] = set()
         self.appends: list[PendingAppend] = []
-        self.errors: list[str] = []                       # IllegalStateErrors caught at the top level
+        self.errors: list[str] = []                       # guards that fired (impl/guards.py), as logged
         self.events: list[StepEvent] = []                 # what each step did (core/events.py), only if record_events
         self.transitions: list[tuple[str, str, str]] = []  # (group, from, to), only if record_events
         self.record_events = record_events
@@ -86,19 +87,25 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
 
     @contextmanager
     def _guard(self, future: ResponseFuture | None) -> Iterator[None]:
-        """Like Kafka's request handler and timer executor: an exception is logged, not fatal."""
+        """Like Kafka's request handler and timer executor: one of the coordinator's own guards (impl/guards.py)
+        is logged, not fatal, and the request in progress is answered UNKNOWN_SERVER_ERROR."""
         try:
             yield
-        except IllegalStateError as exc:
-            self.errors.append(f"{self.now_ms} {exc}")
-            self._event(IllegalState, str(exc))
+        except GuardError as exc:
+            self._log_guard(exc)
             if future is not None and not future.done:
                 future.complete(_error_result(future.api, Errors.UNKNOWN_SERVER_ERROR))
 
+    def _log_guard(self, exc: GuardError) -> None:
+        """Record a guard that fired — thrown up to a handler, or caught by the group (a response callback that
+        failed, 3.3.2+): the gate reports every one (property no-illegal-state-error)."""
+        self.errors.append(f"{self.now_ms} {exc.describe()}")
+        self._event(IllegalState, exc.describe())
+
     def _precheck(self, group_id: str | None, api: str) -> Errors | None:
         """validateGroupStatus (SPEC.md §3.0); the order of the last two checks depends on the release."""
-        if group_id is None or (group_id == "" and api != "OffsetCommit"):
-            return Errors.INVALID_GROUP_ID
+        if group_id is None or (group_id == "" and api not in ("OffsetCommit", "DescribeGroups")):
+            return Errors.INVALID_GROUP_ID   # isValidGroupId: "" is a group for commits and describes only
         checks = [(group_id in self.unloaded, Errors.NOT_COORDINATOR)]
         if api != "SyncGroup" or self.profile.sync_checks_loading:
             checks.append((group_id in self.loading, Errors.COORDINATOR_LOAD_IN_PROGRESS))
@@ -112,6 +119,7 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
                               protocol_type if self.profile.protocol_type_at_creation else None)
         if self.record_events:
             group.history = self.transitions
+        group.on_callback_failure = self._log_guard
         self.groups[group_id] = group
         return group
 
@@ -216,10 +224,15 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
             elif group.is_(D):
                 future.complete(LeaveGroupResult(self.profile.dead_group_error))
             else:
-                per = tuple((m, i, self.leave_identity(group, m, i)) for m, i in identities)
-                top = Errors.NONE if self.profile.batch_leave or not per else per[0][2]
-                future.complete(LeaveGroupResult(top, per))
+                future.complete(self.leave_result(tuple((m, i, self.leave_identity(group, m, i))
+                                                        for m, i in identities)))
         return future
+
+    def leave_result(self, per: tuple[tuple[str, str | None, Errors], ...]) -> LeaveGroupResult:
+        """The answer to a LeaveGroup whose identities were judged (``per``): 2.4+ (v3, KAFKA-8221) a NONE top level
+        with each identity's error; before, the one identity's error (SPEC.md §3.4)."""
+        top = Errors.NONE if self.profile.batch_leave or not per else per[0][2]
+        return LeaveGroupResult(top, per)
 
     def _leave_member(self, group: GroupMetadata, member_id: str) -> Errors:
         key = member_key(group.group_id, member_id)
@@ -282,16 +295,20 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
     # -- log appends -------------------------------------------------------------------------------
     def _append(self, group: GroupMetadata, kind: str, assignment: dict[str, bytes],
                 rejoin: StaticRejoin | None = None) -> None:
-        # the group record carries each member's group.instance.id, so a load restores the static map (§3.7)
-        members = tuple((m.member_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
-                         m.protocol_type, m.protocols, assignment.get(m.member_id, b""), m.group_instance_id)
-                        for m in group.all_members())
-        record = (group.generation_id, group.protocol_type, group.protocol_name, group.leader_id, members)
-        pending = PendingAppend(self._seq(), group, group.generation_id, kind, assignment, record, rejoin)
+        pending = PendingAppend(self._seq(), group, group.generation_id, kind, assignment,
+                                self.group_record(group, assignment), rejoin)
         if self.config.append_mode == "sync":
             self._finish_append(pending, Errors.NONE)
         else:
             self.appends.append(pending)
+
+    def group_record(self, group: GroupMetadata, assignment: dict[str, bytes]) -> tuple[Any, ...]:
+        """What storeGroup writes (SPEC.md §3.7): generation, protocol type and name, leader and every member with
+        its assignment — and its group.instance.id, so that a load restores the static map."""
+        members = tuple((m.member_id, m.client_id, m.client_host, m.session_timeout_ms, m.rebalance_timeout_ms,
+                         m.protocol_type, m.protocols, assignment.get(m.member_id, b""), m.group_instance_id)
+                        for m in group.all_members())
+        return (group.generation_id, group.protocol_type, group.protocol_name, group.leader_id, members)
 
     def _finish_append(self, pending: PendingAppend, error: Errors) -> None:
         if error is Errors.NONE:
@@ -408,6 +425,23 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
                          frozenset(group.pending_sync_members), group.num_members_awaiting_join,
                          tuple(sorted(group.supported_protocols.items())), group.new_member_added,
                          tuple(sorted(group.static_members.items())))
+
+    def describe_group(self, group_id: str) -> GroupSummary:
+        """DescribeGroups: the pre-check, then an absent group as Dead, else the group's summary, whose protocol and
+        member metadata/assignment show only when Stable (GroupCoordinator.scala@2.4.1 L778-790, GroupMetadata.scala
+        @2.4.1 L549-561; the same at 2.7.0 and 3.9.0)."""
+        error = self._precheck(group_id, "DescribeGroups")
+        if error is not None:
+            return GroupSummary(error, "", "", "")
+        group = self.groups.get(group_id)
+        if group is None:
+            return GroupSummary(Errors.NONE, self.profile.state_name(D), "", "")
+        protocol = group.protocol_name if group.is_(S) else None
+        members = tuple(MemberSummary(m.member_id, m.group_instance_id, m.client_id, m.client_host,
+                                      b"" if protocol is None else m.metadata(protocol),
+                                      b"" if protocol is None else m.assignment) for m in group.all_members())
+        return GroupSummary(Errors.NONE, self.profile.state_name(group.state), group.protocol_type or "",
+                            protocol or "", members)
 
     def delayed_operations(self) -> list[DelayedOpView]:
         """Every uncompleted operation watched in either purgatory, by key then seq."""

@@ -6,13 +6,15 @@ documented choice so that runs are deterministic.
 """
 from __future__ import annotations
 
-from core.types import GroupState
+from typing import Callable
+
+from core.types import Errors, GroupState
+from impl.guards import (GuardAssertionError, GuardError, IllegalArgumentError, IllegalStateError,
+                         ResponseCallbackError)
 from impl.profiles import Profile
-from impl.results import ResponseFuture
+from impl.results import JoinGroupResult, ResponseFuture, SyncGroupResult
 
-
-class IllegalStateError(RuntimeError):
-    """A transition or call the coordinator's own assertions forbid (Kafka's IllegalStateException)."""
+__all__ = ["GroupMetadata", "GuardError", "IllegalArgumentError", "IllegalStateError", "MemberMetadata"]
 
 
 class MemberMetadata:
@@ -45,6 +47,10 @@ class MemberMetadata:
     def protocol_names(self) -> tuple[str, ...]:
         return tuple(name for name, _ in self.protocols)
 
+    @property
+    def is_static_member(self) -> bool:
+        return self.group_instance_id is not None
+
     def matches(self, protocols: tuple[tuple[str, bytes], ...]) -> bool:
         """Same protocol names in the same order with byte-equal metadata (SPEC.md §3.1 J5b)."""
         return self.protocols == protocols
@@ -53,14 +59,15 @@ class MemberMetadata:
         for name, meta in self.protocols:
             if name == protocol:
                 return meta
-        raise IllegalStateError(f"member {self.member_id} does not support protocol {protocol}")
+        # IllegalArgumentException at every release (MM 2.4.1 80-85, 3.9 85-90; MemberMetadataTest)
+        raise IllegalArgumentError(f"member {self.member_id} does not support protocol {protocol}")
 
     def vote(self, candidates: set[str]) -> str:
         """First protocol in the member's preference order that every member supports."""
         for name, _ in self.protocols:
             if name in candidates:
                 return name
-        raise IllegalStateError(f"member {self.member_id} supports none of {sorted(candidates)}")
+        raise IllegalArgumentError(f"member {self.member_id} supports none of {sorted(candidates)}")   # MM 3.9 134-139
 
 
 class GroupMetadata:
@@ -69,7 +76,7 @@ class GroupMetadata:
     __slots__ = ("group_id", "profile", "state", "state_timestamp_ms", "protocol_type", "protocol_name",
                  "generation_id", "leader_id", "members", "pending_members", "pending_sync_members",
                  "num_members_awaiting_join", "supported_protocols", "new_member_added", "incarnation",
-                 "history", "static_members")
+                 "history", "static_members", "on_callback_failure")
 
     def __init__(self, group_id: str, profile: Profile, incarnation: int, now_ms: int = 0,
                  protocol_type: str | None = None) -> None:
@@ -90,6 +97,8 @@ class GroupMetadata:
         self.incarnation = incarnation        # distinguishes a reloaded group object from a stale one
         self.history: list[tuple[str, str, str]] | None = None   # (group, from, to) log, when observed
         self.static_members: dict[str, str] = {}   # staticMembers: group.instance.id → member id (KIP-345, §1.4)
+        #: where a caught response-callback failure is logged (3.3.2+; the coordinator's error log), if anywhere
+        self.on_callback_failure: Callable[[GuardError], None] | None = None
 
     # -- state machine (SPEC.md §1.2) ------------------------------------------------------
     def is_(self, state: GroupState) -> bool:
@@ -127,12 +136,50 @@ class GroupMetadata:
         return [self.members[m] for m in sorted(self.members)]
 
     def is_pending_member(self, member_id: str) -> bool:
-        # [3.x] membership in pendingMembers alone; add() removes the id from it (SPEC.md §1.4)
-        return member_id in self.pending_members
+        # [3.x] membership in pendingMembers alone; [2.2–2.8] and not a member (SPEC.md §1.4, 2.4.1 GM 327)
+        return member_id in self.pending_members and (self.profile.group_keeps_id_sets or member_id not in self.members)
 
-    def add(self, member: MemberMetadata, callback: ResponseFuture | None) -> None:
+    def remove_pending_member(self, member_id: str) -> None:
+        self.pending_members.discard(member_id)
+
+    def add_pending_member(self, member_id: str) -> None:
+        """KIP-394: remember an id handed out with MEMBER_ID_REQUIRED."""
+        if self.profile.group_keeps_id_sets and member_id in self.members:   # 3.9 GM 344-350 (3.0.0, #9958)
+            raise IllegalStateError(f"cannot add pending member {member_id} to group {self.group_id}: it is "
+                                    f"already a member")
+        self.pending_members.add(member_id)
+
+    def add_pending_sync_member(self, member_id: str) -> None:
+        """KAFKA-12890: a member owes a SyncGroup of the new generation (3.9 GM 352-358)."""
+        self._check_pending_sync(member_id, "add")
+        self.pending_sync_members.add(member_id)
+
+    def remove_pending_sync_member(self, member_id: str) -> None:
+        """The member's SyncGroup arrived (3.9 GM 360-366)."""
+        self._check_pending_sync(member_id, "remove")
+        self.pending_sync_members.discard(member_id)
+
+    def _check_pending_sync(self, member_id: str, what: str) -> None:
+        # pendingSyncMembers only holds members: the bookkeeping of any other id is refused (IllegalStateException
+        # wherever the set exists, 2.8.1/3.0.0 with KAFKA-12890)
+        if member_id not in self.members:
+            raise IllegalStateError(f"cannot {what} a pending sync for {member_id}: it is not a member of group "
+                                    f"{self.group_id}")
+
+    def add(self, member: MemberMetadata, callback: ResponseFuture | None = None) -> None:
+        instance = member.group_instance_id
+        if self.profile.group_keeps_id_sets and instance is not None and instance in self.static_members:
+            # 3.9 GM 242-246 (3.0.0, #9958): 2.x's add() leaves the static map to the coordinator and overwrites
+            raise IllegalStateError(f"static member {instance} cannot be added to group {self.group_id}: it is "
+                                    f"already a member")
         if not self.members and not self.profile.protocol_type_at_creation:
             self.protocol_type = member.protocol_type
+        if self.protocol_type != member.protocol_type or not self.supports_protocols(
+                member.protocol_type, member.protocol_names):
+            # Scala asserts in add() at every release (2.4.1 GM 238-239, 3.9 GM 252-253; 0.10.0 asserts the
+            # protocols): the caller checked supportsProtocols before, so this fires only on a bug
+            raise GuardAssertionError(f"member {member.member_id} ({member.protocol_type}, "
+                                      f"{list(member.protocol_names)}) does not fit group {self.group_id}")
         if self.leader_id is None:
             self.leader_id = member.member_id
         self.members[member.member_id] = member
@@ -141,8 +188,10 @@ class GroupMetadata:
         member.awaiting_join = callback
         if callback is not None:
             self.num_members_awaiting_join += 1
-        self.pending_members.discard(member.member_id)
+        if self.profile.group_keeps_id_sets:   # 3.9 GM 265; 2.x: the coordinator (add_member_and_rebalance)
+            self.pending_members.discard(member.member_id)
         if member.group_instance_id is not None:
+            # 3.9 GM 246; 2.x's coordinator puts it after add() (2.4.1 GC 970-971, loadGroup 138-140): the same map
             self.static_members[member.group_instance_id] = member.member_id
 
     def remove(self, member_id: str) -> None:
@@ -160,7 +209,8 @@ class GroupMetadata:
         if self.is_leader(member_id):
             # Kafka: members.keys.headOption — "any remaining member"; kgc: the smallest id
             self.leader_id = min(self.members) if self.members else None
-        self.pending_members.discard(member_id)
+        if self.profile.group_keeps_id_sets:   # 3.9 GM 280; 2.x's remove() keeps a pending id pending
+            self.pending_members.discard(member_id)
         self.pending_sync_members.discard(member_id)
 
     def update_member(self, member: MemberMetadata, protocols: tuple[tuple[str, bytes], ...],
@@ -185,23 +235,52 @@ class GroupMetadata:
         member.awaiting_join = callback
 
     def invoke_join_callback(self, member: MemberMetadata, result: object) -> bool:
-        """maybeInvokeJoinCallback: answer a parked JoinGroup, if any."""
+        """maybeInvokeJoinCallback: answer a parked JoinGroup, if any.
+
+        If the answer cannot be sent (the future raises ResponseCallbackError): from 3.3.2 the failure is logged,
+        the member is answered UNKNOWN_SERVER_ERROR instead and no longer parked (3.9 GM 537-551); before, the
+        exception goes up to the caller and the member stays parked, its callback set (2.4.1 GM 500-507)."""
         future = member.awaiting_join
         if future is None:
             return False
+        if self.profile.callback_failure_answered:
+            failed = JoinGroupResult(Errors.UNKNOWN_SERVER_ERROR, self.profile.join_error_generation, None, None, "",
+                                     member.member_id)
+            try:
+                self._answer(future, result, failed)
+            finally:
+                member.awaiting_join = None
+                self.num_members_awaiting_join -= 1
+            return True
+        future.complete(result)
         member.awaiting_join = None
         self.num_members_awaiting_join -= 1
-        future.complete(result)
         return True
 
     def invoke_sync_callback(self, member: MemberMetadata, result: object) -> bool:
-        """maybeInvokeSyncCallback: answer a parked SyncGroup, if any."""
+        """maybeInvokeSyncCallback: answer a parked SyncGroup, if any (a failure as above: 3.9 GM 556-572,
+        2.4.1 GM 512-521)."""
         future = member.awaiting_sync
         if future is None:
             return False
-        member.awaiting_sync = None
+        if self.profile.callback_failure_answered:
+            try:
+                self._answer(future, result, SyncGroupResult(Errors.UNKNOWN_SERVER_ERROR))
+            finally:
+                member.awaiting_sync = None
+            return True
         future.complete(result)
+        member.awaiting_sync = None
         return True
+
+    def _answer(self, future: ResponseFuture, result: object, failed: object) -> None:
+        """3.3.2+ (#12910): a callback that throws is logged and called again with ``failed``."""
+        try:
+            future.complete(result)
+        except ResponseCallbackError as exc:
+            if self.on_callback_failure is not None:
+                self.on_callback_failure(exc)
+            future.complete(failed)
 
     # -- static members (KIP-345, SPEC.md §1.4, §3.1 J5a step 4) ------------------------------------
     def static_member_id(self, group_instance_id: str | None) -> str | None:
@@ -212,27 +291,30 @@ class GroupMetadata:
         owner = self.static_member_id(group_instance_id)
         return owner is not None and owner != member_id
 
-    def replace_static_member(self, group_instance_id: str, old_member_id: str, new_member_id: str,
-                              fenced_join: object, fenced_sync: object) -> MemberMetadata:
+    def replace_static_member(self, group_instance_id: str | None, old_member_id: str, new_member_id: str,
+                              fenced_join: JoinGroupResult | None = None,
+                              fenced_sync: SyncGroupResult | None = None) -> MemberMetadata:
         """replaceGroupInstance / replaceStaticMember: the same member object is re-keyed to the new id.
 
-        A JoinGroup or SyncGroup the old incarnation still has parked is answered ``fenced_*``; the
-        leader id and the static map follow the new id (and so does a pending sync, so that
-        pendingSyncMembers stays a set of current member ids).
+        A JoinGroup or SyncGroup the old incarnation still has parked is answered ``fenced_join`` / ``fenced_sync``
+        (by default FENCED_INSTANCE_ID, the JoinGroup with the old id and no generation, protocol or leader); the
+        leader id and the static map follow the new id. pendingSyncMembers is left as it is [3.0+]: an old id
+        that owed a SyncGroup stays there, the new id cannot clear it, and the DelayedSync expiry rebalances
+        (SPEC.md §3.1 J5a step 4 and Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340).
         """
+        if group_instance_id is None:   # 2.4.1 GM 299-301, 2.7.0 GM 308-312; 3.x takes a non-optional String
+            raise IllegalArgumentError("unexpected null group.instance.id in replaceGroupInstance")
         member = self.members.pop(old_member_id, None)
-        if member is None:
-            raise IllegalStateError(f"cannot replace non-existing member id {old_member_id}")
-        self.invoke_join_callback(member, fenced_join)
-        self.invoke_sync_callback(member, fenced_sync)
+        if member is None:   # IllegalArgumentException at every release (2.4.1 GM 302-303, 3.9 GM 324-325)
+            raise IllegalArgumentError(f"cannot replace non-existing member id {old_member_id}")
+        self.invoke_join_callback(member, fenced_join or JoinGroupResult(
+            Errors.FENCED_INSTANCE_ID, self.profile.join_error_generation, None, None, "", old_member_id))
+        self.invoke_sync_callback(member, fenced_sync or SyncGroupResult(Errors.FENCED_INSTANCE_ID))
         member.member_id = new_member_id
         self.members[new_member_id] = member
         if self.is_leader(old_member_id):
             self.leader_id = new_member_id
         self.static_members[group_instance_id] = new_member_id
-        if old_member_id in self.pending_sync_members:
-            self.pending_sync_members.discard(old_member_id)
-            self.pending_sync_members.add(new_member_id)
         return member
 
     # -- derived predicates (SPEC.md §1.4) ----------------------------------------------------
@@ -266,12 +348,26 @@ class GroupMetadata:
 
     def select_protocol(self) -> str:
         """Each member votes for its first candidate; most votes win, ties to the smallest name."""
+        if not self.members:   # 2.4.1 GM 407-409, 3.9 GM 434-436
+            raise IllegalStateError(f"cannot select a protocol for group {self.group_id}: it has no members")
         candidates = self.candidate_protocols()
         votes: dict[str, int] = {}
         for member in self.all_members():
             choice = member.vote(candidates)
             votes[choice] = votes.get(choice, 0) + 1
         return min(votes, key=lambda name: (-votes[name], name))
+
+    def init_next_generation(self, now_ms: int) -> None:
+        """initNextGeneration: a new generation, its protocol, and CompletingRebalance — or Empty with no members
+        and no protocol (2.4.1 GM 523-537, 3.9 GM 574-589; 3.x also forgets who owed a SyncGroup)."""
+        self.generation_id += 1
+        if self.members:
+            self.protocol_name = self.select_protocol()
+            self.transition_to(GroupState.COMPLETING_REBALANCE, now_ms)
+        else:
+            self.protocol_name = None
+            self.transition_to(GroupState.EMPTY, now_ms)
+        self.pending_sync_members.clear()
 
     def current_member_metadata(self) -> tuple[tuple[str, str | None, bytes], ...]:
         if self.state in (GroupState.DEAD, GroupState.PREPARING_REBALANCE) or self.protocol_name is None:

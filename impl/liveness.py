@@ -85,7 +85,9 @@ class LivenessMixin(CoordinatorBase):
             if self.should_keep_member_alive(op.member, op.heartbeat_deadline_ms) or op.member.is_leaving:
                 return force_complete()
             return False
-        if missing == "complete" and group.is_(D):   # 2.5.0+ (SPEC.md §4.6)
+        if group.is_(D):
+            # an unloaded group's ops complete when checked: 2.2.2, 2.3.1, 2.4.0+ (KAFKA-8896; SPEC.md §4.6 and its
+            # Corrections 4; GroupCoordinator.scala at 2.4.1, lines 1113-1118)
             return force_complete()
         if op.is_pending:
             # complete once the id became a member, or stopped being pending (its LeaveGroup "completes
@@ -135,10 +137,15 @@ class LivenessMixin(CoordinatorBase):
         elif group.is_(S):
             self._remove_pending_sync_member(group, member_id)
             member = group.get(member_id)
-            future.complete(SyncGroupResult(Errors.NONE, member.assignment))
+            future.complete(SyncGroupResult(Errors.NONE, self.stored_assignment(member),
+                                            *self._sync_protocol(group, Errors.NONE)))
             self.complete_and_schedule_next_expiration(group, member)
         else:
             raise IllegalStateError(f"reached unexpected condition for Dead group {group.group_id}")
+
+    def stored_assignment(self, member: MemberMetadata) -> bytes:
+        """What a SyncGroup in Stable answers: the member's stored assignment (SPEC.md §3.2 Stable branch)."""
+        return member.assignment
 
     def _validate_sync(self, group: GroupMetadata, generation_id: int, member_id: str,
                        protocol_type: str | None, protocol_name: str | None,
@@ -192,9 +199,17 @@ class LivenessMixin(CoordinatorBase):
             member.assignment = b""
         self._propagate_assignment(group, error)
 
+    def _sync_protocol(self, group: GroupMetadata, error: Errors) -> tuple[str | None, str | None]:
+        """[2.5+, KIP-559] a successful SyncGroup answer names the group's protocol type and name; an error answer
+        names neither (GroupCoordinator.scala@2.7.0 L444, L936-945; @3.9.0-rc3 L641, L1259-1268)."""
+        if error is Errors.NONE and self.profile.join_response_has_protocol_type:
+            return group.protocol_type, group.protocol_name
+        return None, None
+
     def _propagate_assignment(self, group: GroupMetadata, error: Errors) -> None:
+        protocol = self._sync_protocol(group, error)
         for member in group.all_members():
-            result = SyncGroupResult(error, member.assignment if error is Errors.NONE else b"")
+            result = SyncGroupResult(error, member.assignment if error is Errors.NONE else b"", *protocol)
             if group.invoke_sync_callback(member, result):
                 # reset the session timeout of each member whose parked SyncGroup was answered
                 self.complete_and_schedule_next_expiration(group, member)
@@ -206,7 +221,7 @@ class LivenessMixin(CoordinatorBase):
 
     def _remove_pending_sync_member(self, group: GroupMetadata, member_id: str) -> None:
         if self.profile.delayed_sync:
-            group.pending_sync_members.discard(member_id)
+            group.remove_pending_sync_member(member_id)
             self.join_purgatory.check_and_complete(sync_key(group.group_id))
 
     def remove_sync_expiration(self, group: GroupMetadata) -> None:

@@ -74,7 +74,8 @@ class Profile:
     #: "held": the op holds the member object, completes by the predicate and its expiry still runs
     #:   onMemberFailure (E0; KAFKA-7196 is about exactly this); "idle": tryComplete is false and the expiry
     #:   only logs (2.3.1/2.4.0, after KAFKA-8896); "complete": "not found" counts as complete (2.5.0+).
-    #: Only "complete" also completes every heartbeat op of a Dead group (SPEC.md §4.6, 2.5.0+).
+    #: "idle" and "complete" both complete every heartbeat op of a Dead group when it is checked (KAFKA-8896:
+    #: 2.2.2, 2.3.1, 2.4.0+; SPEC.md §4.6 and its Corrections 4); "held" (E0) does not look at the group.
     missing_member_heartbeat: str
     heartbeat_answers: Mapping[GroupState, tuple[Errors, bool]]
     #: 0.9–2.2 switched on the group state before checking member and generation (SPEC.md §3.3)
@@ -83,7 +84,8 @@ class Profile:
     dead_group_error: Errors
     #: JoinGroup/SyncGroup test Dead before protocol/member checks (2.3+); E0 tested it after them
     dead_check_first: bool
-    #: JoinGroup responses carry the protocol type (2.5+, SPEC.md §3.1)
+    #: JoinGroup responses carry the protocol type, and successful SyncGroup responses the protocol type and name
+    #: (KIP-559, 2.5+, SPEC.md §3.1, §3.2 step 4)
     join_response_has_protocol_type: bool
     #: generation carried by JoinGroup error responses: 0 before 2.2, NoGeneration (-1) after (SPEC.md §3.1)
     join_error_generation: int
@@ -126,6 +128,16 @@ class Profile:
     #: static membership (KIP-345, 2.3.0+) and its per-release rules; None: a JoinGroup carrying
     #: group.instance.id is answered UNSUPPORTED_VERSION (impl/static.py)
     static_membership: StaticRules | None = None
+    #: GroupMetadata keeps its pending ids itself and guards its id sets (3.0.0, apache/kafka#9958): add() and
+    #: remove() drop the id from pendingMembers, isPendingMember is plain membership, add() refuses an instance id
+    #: already mapped and addPendingMember a current member id (IllegalStateException; 3.9 GM 242-282, 342-350).
+    #: 2.x: the coordinator drops a dynamic member's id from pendingMembers when it adds it (2.4.1 GC 970-973),
+    #: remove() leaves pendingMembers alone, isPendingMember also requires a non-member (2.4.1 GM 327), no guards
+    group_keeps_id_sets: bool = False
+    #: a response callback that throws is logged, answered again with UNKNOWN_SERVER_ERROR and cleared (3.3.2,
+    #: apache/kafka#12910; 3.9 GM 537-572); before, the exception propagates and the member stays parked
+    #: (2.4.1 GM 500-521) — SPEC.md correction 5
+    callback_failure_answered: bool = False
 
     def state_name(self, state: GroupState) -> str:
         return self.state_names.get(state, state.value)
@@ -167,6 +179,7 @@ PROFILE_3_9 = Profile(
     remove_answers_parked_join=True, complete_removed_heartbeats=True, batch_leave=True,
     not_coordinator_before_loading=False, sync_checks_loading=True, commit_state_check_first=False,
     commit_creates_group=True, static_membership=STATIC_3_9,
+    group_keeps_id_sets=True, callback_failure_answered=True,
 )
 
 #: Kafka 2.4.1 (E3). Every switch set from SPEC.md for that release; see the comments for the non-obvious ones.

@@ -172,6 +172,16 @@ class DelayedOperationPurgatory:
             self.watchers.pop(key, None)
         return completed
 
+    def purgatory_size(self) -> int:
+        """Kafka's ``watched`` (the PurgatorySize gauge): watch-list entries, completed ones not yet dropped too."""
+        return sum(len(ops) for ops in self.watchers.values())
+
+    def num_delayed(self) -> int:
+        """Kafka's ``numDelayed``: this purgatory's operations still waiting in the timer (the timer is shared by
+        both of the coordinator's purgatories, so count the timed ops watched here; an op in the timer is watched)."""
+        timed = self.timer.entries
+        return len({op.seq for ops in self.watchers.values() for op in ops if timed.get(op.seq) is op})
+
     def watched(self) -> list[tuple[str, DelayedOperation]]:
         """Every uncompleted (key, op), sorted by key then op seq."""
         return sorted(((k, op) for k, ops in self.watchers.items() for op in ops if not op.completed),

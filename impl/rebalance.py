@@ -28,7 +28,7 @@ class RebalanceMixin(CoordinatorBase):
         p = self.profile
         names = tuple(name for name, _ in req.protocols)
         if p.max_group_size != "off" and not self._accept_joining_member(group, req.member_id):
-            group.remove(req.member_id)   # no callback, no heartbeat cancelled, no rebalance (§3.1 J4)
+            self._refuse_at_capacity(group, req)
             future.complete(self.join_error("", Errors.GROUP_MAX_SIZE_REACHED))
         elif p.dead_check_first and group.is_(D):
             future.complete(self.join_error(req.member_id, p.dead_group_error))
@@ -41,7 +41,8 @@ class RebalanceMixin(CoordinatorBase):
                 raise IllegalStateError(f"unexpected JoinGroup with group instance id {req.group_instance_id} "
                                         f"for pending member {req.member_id}")   # a pending id is never static
             self.add_member_and_rebalance(group, req.member_id, req, future)
-        elif (member_error := self.current_member_error(group, req.member_id, req.group_instance_id)) is not None:
+        elif (member_error := self.current_member_error(group, req.member_id, req.group_instance_id,
+                                                        join=True)) is not None:
             future.complete(self.join_error(req.member_id, member_error))   # J5b 4–5: fenced, unknown
         elif group.is_(D):
             future.complete(self.join_error(req.member_id, p.dead_group_error))
@@ -49,6 +50,16 @@ class RebalanceMixin(CoordinatorBase):
             self._do_current_member_join(group, group.get(req.member_id), req, future)
         if group.is_(PR):   # J6: attempt to complete the join phase
             self.join_purgatory.check_and_complete(join_key(group.group_id))
+
+    def _refuse_at_capacity(self, group: GroupMetadata, req: "JoinRequest") -> None:
+        """group.remove of the refused member id: no callback, no heartbeat cancelled, no rebalance (§3.1 J4).
+        Before 3.0 remove left pendingMembers alone (group_keeps_id_sets); before 2.8 it left the static map alone and handleJoinGroup
+        dropped the mapping of the *request's* instance id instead (GroupCoordinator.scala 2.4.1 lines 161-167)."""
+        rules = self.profile.static_membership
+        mapping = dict(group.static_members)
+        group.remove(req.member_id)
+        if rules is not None and rules.refusal_drops_request_instance:
+            group.static_members = {i: m for i, m in mapping.items() if i != req.group_instance_id}
 
     def _accept_joining_member(self, group: GroupMetadata, member_id: str) -> bool:
         """The group.max.size rule of the profile (SPEC.md §3.1 J4)."""
@@ -74,7 +85,7 @@ class RebalanceMixin(CoordinatorBase):
         elif self.profile.pending_members and req.require_known_member_id and req.group_instance_id is None:
             # KIP-394: remember the id, answer MEMBER_ID_REQUIRED; no state change, no rebalance. Only a dynamic
             # member goes pending (KafkaApis: requireKnownMemberId = v4+ and no instance id; 3.x tests the id)
-            group.pending_members.add(new_member_id)
+            group.add_pending_member(new_member_id)
             self.add_pending_member_expiration(group, new_member_id, req.session_timeout_ms)
             future.complete(self.join_error(new_member_id, Errors.MEMBER_ID_REQUIRED))
         else:
@@ -112,6 +123,8 @@ class RebalanceMixin(CoordinatorBase):
         if p.initial_rebalance_delay and group.is_(PR) and group.generation_id == 0:
             group.new_member_added = True   # lets InitialDelayedJoin extend (never-rebalanced groups only)
         group.add(member, future)
+        if not p.group_keeps_id_sets and req.group_instance_id is None:
+            group.remove_pending_member(member_id)   # 2.4.1 GC 970-973 (3.x: add() does it, for everyone)
         self._event(MemberAdded, member_id)
         if p.new_member_join_timeout:
             # a new member cannot heartbeat yet: bound its parked JoinGroup by the 5-minute timeout
@@ -157,7 +170,7 @@ class RebalanceMixin(CoordinatorBase):
 
     def remove_pending_member_and_update_group(self, group: GroupMetadata,
                                                member_id: str) -> None:
-        group.pending_members.discard(member_id)
+        group.remove_pending_member(member_id)
         if group.is_(PR):
             self.join_purgatory.check_and_complete(join_key(group.group_id))
 
@@ -204,7 +217,7 @@ class RebalanceMixin(CoordinatorBase):
             self._reschedule_after_join(group, member)
             member.is_new = False
             if p.delayed_sync:
-                group.pending_sync_members.add(member.member_id)
+                group.add_pending_sync_member(member.member_id)
         if p.delayed_sync:
             self.schedule_pending_sync(group)
 
@@ -230,13 +243,6 @@ class RebalanceMixin(CoordinatorBase):
         self.complete_and_schedule_next_expiration(group, member)
 
     def _init_next_generation(self, group: GroupMetadata) -> None:
-        group.generation_id += 1
-        if group.members:
-            group.protocol_name = group.select_protocol()
-            group.transition_to(CR, self.now_ms)
-        else:
-            group.protocol_name = None
-            group.transition_to(E, self.now_ms)
-        group.pending_sync_members.clear()
+        group.init_next_generation(self.now_ms)
         self._event(GenerationStarted, group.generation_id, self.profile.state_name(group.state), group.leader_id,
                     group.protocol_name)

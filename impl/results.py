@@ -56,6 +56,8 @@ class JoinGroupResult:
 class SyncGroupResult:
     error: Errors
     assignment: bytes = b""
+    protocol_type: str | None = None   # [2.5+, SyncGroup v5, KIP-559] the group's, on a successful answer
+    protocol_name: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -132,6 +134,28 @@ class GroupView:
     supported_protocols: tuple[tuple[str, int], ...] = ()
     new_member_added: bool = False
     static_members: tuple[tuple[str, str], ...] = ()   # staticMembers: (group.instance.id, member id), sorted
+
+
+@dataclass(frozen=True, slots=True)
+class MemberSummary:
+    """One member as DescribeGroups shows it: metadata (of the group's protocol) and assignment only when Stable."""
+    member_id: str
+    group_instance_id: str | None
+    client_id: str
+    client_host: str
+    metadata: bytes
+    assignment: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class GroupSummary:
+    """A DescribeGroups answer (Kafka's handleDescribeGroup: its error and GroupMetadata.summary). ``state`` is the
+    release's state name, "" with a pre-check error; ``protocol`` is "" unless the group is Stable."""
+    error: Errors
+    state: str
+    protocol_type: str
+    protocol: str
+    members: tuple[MemberSummary, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -111,6 +111,7 @@ def _group_from(c: "GroupCoordinator", s: tuple[Any, ...]) -> GroupMetadata:
     g.num_members_awaiting_join, g.supported_protocols = awaiting, dict(supported)
     g.new_member_added = new_added
     g.static_members = dict(static_members)
+    g.on_callback_failure = c._log_guard
     return g
 
 

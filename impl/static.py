@@ -34,16 +34,21 @@ class StaticRules:
     #: LeaveGroup with member id "" is an admin removal by instance id. 2.x only fences an instance id that
     #: maps to another member id and otherwise judges the member id (SPEC.md §3.1 J5b step 4, §3.4).
     validate_current_member: bool
+    #: 2.3.0–2.7.x: a JoinGroup refused with GROUP_MAX_SIZE_REACHED also drops the static mapping of the instance id
+    #: the request carries (handleJoinGroup: remove(memberId) then removeStaticMember(groupInstanceId); 2.8.0 moved
+    #: the mapping's removal into remove, commit 6d411620ddb), so a static restart refused at capacity leaves its
+    #: instance's member in the group without a mapping (GroupCoordinator.scala 2.4.1 lines 161-167, 2.7.0 184-187)
+    refusal_drops_request_instance: bool = False
 
 
 #: 2.4.1 (E3): SPEC.md §3.1 J5a step 4 ("CompletingRebalance → 2.3–2.4: same immediate answer as Stable",
 #: "Stable → 2.3.0–2.6.0: answer immediately … old leader id"), §3.4 "[2.4]" LeaveGroup form.
 STATIC_2_4_1 = StaticRules(rejoin_in_completing_rebalance="answer", rejoin_in_stable="answer",
-                           skip_assignment=False, validate_current_member=False)
+                           skip_assignment=False, validate_current_member=False, refusal_drops_request_instance=True)
 #: 2.7.0 (E4): "2.5.0+: prepareRebalance" in CompletingRebalance; "2.6.1/2.7.0+ (KAFKA-10284)" in Stable;
 #: SPEC.md tags validateCurrentMember and the admin-removal LeaveGroup form "3.x", so 2.7.0 keeps the 2.4 forms.
 STATIC_2_7_0 = StaticRules(rejoin_in_completing_rebalance="rebalance", rejoin_in_stable="persist",
-                           skip_assignment=False, validate_current_member=False)
+                           skip_assignment=False, validate_current_member=False, refusal_drops_request_instance=True)
 #: 3.9 (E5): as 2.7.0 plus KIP-814 ("[3.2+]") and validateCurrentMember (SPEC.md §3.1 J5b step 4, §3.4 "[3.x]").
 STATIC_3_9 = StaticRules(rejoin_in_completing_rebalance="rebalance", rejoin_in_stable="persist",
                          skip_assignment=True, validate_current_member=True)

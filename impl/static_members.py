@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Hashable
 from core.events import StaticMemberReplaced
 from core.types import Errors, GroupState
 from impl.base import CoordinatorBase
-from impl.group import GroupMetadata, IllegalStateError, MemberMetadata
-from impl.results import JoinGroupResult, ResponseFuture, SyncGroupResult
+from impl.group import GroupMetadata, IllegalArgumentError, IllegalStateError, MemberMetadata
+from impl.results import JoinGroupResult, ResponseFuture
 from impl.static import StaticRules
 
 if TYPE_CHECKING:
@@ -28,6 +28,9 @@ class StaticRejoin:
     group_instance_id: str
     old_member_id: str
     new_member_id: str
+    #: what a revert gives the member back as its protocols: Kafka reads ``oldProtocols`` *after* updateMember, so
+    #: these are the restart's own protocols (SPEC.md Corrections 2; GroupCoordinator.scala 2.7.0 lines 1045-1046,
+    #: 3.9.0-rc3 lines 1366-1368) — the revert keeps the new metadata and restores only the id and the timeouts
     old_protocols: tuple[tuple[str, bytes], ...]
     old_rebalance_timeout_ms: int
     old_session_timeout_ms: int
@@ -45,19 +48,21 @@ class StaticMembershipMixin(CoordinatorBase):
         return group_instance_id is not None and self.static_rules() is None
 
     def current_member_error(self, group: GroupMetadata, member_id: str,
-                             group_instance_id: str | None) -> Errors | None:
+                             group_instance_id: str | None, join: bool = False) -> Errors | None:
         """Is (member_id, instance id) a current member? SPEC.md §3.1 J5b 4–5, §3.2 2, §3.3, §3.5.
 
-        2.3+: an instance id that maps to another member id → FENCED_INSTANCE_ID; [3.x validateCurrentMember]
-        an instance id that maps to nothing → UNKNOWN_MEMBER_ID; then the member id must be a member.
-        Without KIP-345 the instance id is not part of the request and only the member id counts.
+        2.3+: an instance id that maps to another member id → FENCED_INSTANCE_ID; an instance id that maps to
+        nothing → UNKNOWN_MEMBER_ID for a JoinGroup (``join``) in every release (J5b step 5; 2.x doJoinGroup's
+        groupInstanceIdNotFound, GroupCoordinator.scala@2.4.1 L287-291, @2.7.0 L276-280) and for every API in 3.x
+        (validateCurrentMember); then the member id must be a member. Without KIP-345 the instance id is not part
+        of the request and only the member id counts.
         """
         rules = self.static_rules()
         if rules is not None and group_instance_id is not None:
             owner = group.static_member_id(group_instance_id)
             if owner is not None and owner != member_id:
                 return Errors.FENCED_INSTANCE_ID
-            if owner is None and rules.validate_current_member:
+            if owner is None and (rules.validate_current_member or join):
                 return Errors.UNKNOWN_MEMBER_ID
         return None if group.has(member_id) else Errors.UNKNOWN_MEMBER_ID
 
@@ -73,14 +78,16 @@ class StaticMembershipMixin(CoordinatorBase):
         assert rules is not None and instance_id is not None
         old_member_id = group.static_members[instance_id]
         leader_id = group.leader_id
-        member = group.get(old_member_id)
-        rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,
-                              member.rebalance_timeout_ms, member.session_timeout_ms, leader_id, future.key,
-                              rules.skip_assignment and req.support_skipping_assignment)
-        self._replace_static_member(group, instance_id, old_member_id, new_member_id)
+        # the replacement comes first (2.4.1 GC 211, 3.9 GC 1359): an instance id mapped to an id that is no member
+        # is the guard's IllegalArgumentException (GroupMetadata.scala 2.4.1 302-303, 3.9 324-325), before any change
+        member = self._replace_static_member(group, instance_id, old_member_id, new_member_id)
+        old_timeouts = member.rebalance_timeout_ms, member.session_timeout_ms   # read before updateMember
         # the old id's heartbeat op completes or expires harmlessly: that id is gone
         self.complete_and_schedule_next_expiration(group, member)
         group.update_member(member, req.protocols, req.rebalance_timeout_ms, req.session_timeout_ms, future)
+        rejoin = StaticRejoin(instance_id, old_member_id, new_member_id, member.protocols,   # read after it
+                              *old_timeouts, leader_id, future.key,
+                              rules.skip_assignment and req.support_skipping_assignment)
         if group.is_(PR):
             return   # waits for the join phase like everyone else
         if group.is_(CR):
@@ -94,9 +101,7 @@ class StaticMembershipMixin(CoordinatorBase):
     def _replace_static_member(self, group: GroupMetadata, instance_id: str, old_member_id: str,
                                new_member_id: str) -> MemberMetadata:
         self._event(StaticMemberReplaced, instance_id, old_member_id, new_member_id)
-        return group.replace_static_member(instance_id, old_member_id, new_member_id,
-                                           self.join_error(old_member_id, Errors.FENCED_INSTANCE_ID),
-                                           SyncGroupResult(Errors.FENCED_INSTANCE_ID))
+        return group.replace_static_member(instance_id, old_member_id, new_member_id)
 
     def _static_rejoin_outside_join_phase(self, group: GroupMetadata, member: MemberMetadata,
                                           rejoin: StaticRejoin, rule: str) -> None:
@@ -110,13 +115,14 @@ class StaticMembershipMixin(CoordinatorBase):
     def _static_rejoin_result(self, group: GroupMetadata, rejoin: StaticRejoin) -> JoinGroupResult:
         """The current generation, with the *old* leader id and no member list (the new id is unknown
         to the others, so the leader must not reassign now) — or, for a KIP-814 client, the real leader,
-        the member list if it is the leader, and skip_assignment."""
+        the member list if it is the leader, and skip_assignment = is the leader (SPEC.md §3.1 J5a step 4 and
+        Corrections 1; GroupCoordinator.scala 3.9.0-rc3 lines 1407-1422: a follower gets false and no list)."""
         protocol_type = group.protocol_type if self.profile.join_response_has_protocol_type else None
         if rejoin.skip_assignment:
             is_leader = group.is_leader(rejoin.new_member_id)
             return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
                                    group.leader_id or "", rejoin.new_member_id,
-                                   group.current_member_metadata() if is_leader else (), True)
+                                   group.current_member_metadata() if is_leader else (), is_leader)
         return JoinGroupResult(Errors.NONE, group.generation_id, protocol_type, group.protocol_name,
                                rejoin.leader_id or "", rejoin.new_member_id, ())
 
@@ -138,8 +144,8 @@ class StaticMembershipMixin(CoordinatorBase):
             if member is not None:
                 group.invoke_join_callback(member, self._static_rejoin_result(group, rejoin))
             return
-        if member is None:
-            raise IllegalStateError(f"cannot revert non-existing member id {rejoin.new_member_id}")
+        if member is None:   # the revert's replaceStaticMember(new → old) throws (3.9 GC 1384, GM 324-325)
+            raise IllegalArgumentError(f"cannot replace non-existing member id {rejoin.new_member_id}")
         parked = member.awaiting_join
         group.update_member(member, rejoin.old_protocols, rejoin.old_rebalance_timeout_ms,
                             rejoin.old_session_timeout_ms, None)
@@ -168,6 +174,9 @@ class StaticMembershipMixin(CoordinatorBase):
         if member_id != "" and group.is_static_member_fenced(member_id, group_instance_id):
             return Errors.FENCED_INSTANCE_ID
         if self.profile.pending_members and group.is_pending_member(member_id):
+            if group_instance_id is not None:   # 2.4.1 GC 471-474, 2.7.0 GC 477-480: a pending id is never static
+                raise IllegalStateError(f"static member {group_instance_id} was not expected to leave group "
+                                        f"{group.group_id} from the pending members with member id {member_id}")
             return self._leave_member(group, member_id)
         if owner is None and not group.has(member_id):
             return Errors.UNKNOWN_MEMBER_ID

@@ -2,7 +2,8 @@
 
 ``fork`` copies a CheckedRun so that a search can continue from a concrete state many times: the world
 is restored from its canonical snapshot (its recorded steps shared, they are immutable), the checker's
-monitors get their run state, and refinement starts afresh from the same abstract state. A fork checks
+monitors get their run state, and refinement starts afresh from the same abstract state with a copy of the run's
+shadow (harness/shadow.py: what the request history says the coordinator holds). A fork checks
 every later step exactly as the original would have, and its trace starts at the initial state.
 """
 from __future__ import annotations
@@ -43,7 +44,7 @@ def fork(run: CheckedRun) -> CheckedRun:
         checker.obs = observe(world)
     twin_run = copy.copy(run)
     twin_run.world, twin_run.checker, twin_run.violations = world, checker, list(run.violations)
-    twin_run.refinement = RefinementChecker(world, halfway=run.refinement.halfway) \
+    twin_run.refinement = RefinementChecker(world, halfway=run.refinement.halfway, shadow=run.refinement.shadow) \
         if run.refinement is not None else None
     return twin_run
 

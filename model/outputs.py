@@ -10,8 +10,17 @@ generation relative to the group: ``current`` (the generation before the step), 
 this step made), ``none`` (NoGeneration: -1, or 0 before 2.2 — ``ModelProfile.no_generation``)
 and ``-`` for APIs whose answers carry none. ``shape`` is what a JoinGroup answer looks like:
 ``leader+members`` (the leader's answer with the member list), ``leader`` (the leader without the
-list), ``follower``, ``error+id`` (an error echoing a member id, or MEMBER_ID_REQUIRED with the new
-id) and ``error`` (an error with member id ""); other APIs use ``-``.
+list), ``follower``, ``static`` (the answer of a static id replacement, SPEC.md §3.1 J5a step 4),
+``error+id`` (an error echoing a member id, or MEMBER_ID_REQUIRED with the new id), ``error`` (an error
+with member id "") and ``error+prior`` (the failed store of a replacement: member id "" and the leader id of
+when the replacement was taken); other APIs use ``-``.
+
+What each shape means field by field — member id, leader id, member list, skipAssignment, protocol name and
+type — is ``join_layout``; a LeaveGroup v3+ answer's top-level and per-member errors are ``leave_layout``; a
+SyncGroup answer's assignment is ``sync_assignment``; what a log append stores is a ``Write`` (model/rules.py
+records one per append a step makes, ``model.step.outcomes_written``). These are the model's statements about
+every field of every answer and of every stored group record; harness/labels.py and harness/shadow.py compare
+the coordinator's with them.
 """
 from __future__ import annotations
 
@@ -23,6 +32,9 @@ CURRENT, NEW, NONE_GEN, NO_FIELD = "current", "new", "none", "-"
 APPEND_GEN = "append"
 #: JoinGroup answer shapes
 LEADER_LIST, LEADER, FOLLOWER, ERROR_ID, ERROR_NO_ID = "leader+members", "leader", "follower", "error+id", "error"
+#: the answer of a static id replacement (NONE, the current generation) and the store error of its revert
+STATIC, ERROR_PRIOR = "static", "error+prior"
+JOIN_SHAPES = (LEADER_LIST, LEADER, FOLLOWER, STATIC, ERROR_ID, ERROR_NO_ID, ERROR_PRIOR)
 #: delayed operations and the sources of their delays (SPEC.md §4.4–§4.9)
 HEARTBEAT_OP, PENDING_OP, JOIN_OP, INITIAL_JOIN_OP, SYNC_OP = "heartbeat", "pending", "join", "initial-join", "sync"
 SESSION, NEW_MEMBER, REBALANCE, INITIAL = "session", "new-member", "rebalance", "initial"
@@ -84,3 +96,106 @@ class Outputs:
     def __str__(self) -> str:
         parts = [str(a) for a in self.answers] + [str(a) for a in self.arms]
         return "; ".join(parts) or "(no answer, no timer)"
+
+
+# -- every field of an answer and of a stored record (issue 27 item 4) ---------------------------------------
+#: the member id of a JoinGroup answer: the id the answered member holds after the step ("own"), the id the request
+#: or the answered member carried before the step ("echo"; a new pending id for MEMBER_ID_REQUIRED), or ""
+OWN, ECHO, EMPTY_ID = "own", "echo", "none"
+#: the leader id of a JoinGroup answer: the answered member's own id, the id of the group's leader after the step,
+#: the id that led the group when the static replacement this answer belongs to was taken, or ""
+SELF, GROUP_LEADER, PRIOR_LEADER, NO_LEADER = "self", "leader", "prior", "none"
+#: the protocol name / type of an answer: the group's (its selected protocol; its recorded type) or none
+GROUP_PROTOCOL, NO_PROTOCOL = "group", "none"
+
+
+@dataclass(frozen=True, slots=True)
+class JoinLayout:
+    """Every field of a JoinGroup answer, as relations to the group and the request (SPEC.md §3.1)."""
+
+    member: str          # OWN / ECHO / EMPTY_ID
+    leader: str          # SELF / GROUP_LEADER / PRIOR_LEADER / NO_LEADER
+    members: bool        # the full member list: (member id, group.instance.id, metadata of the group's protocol)
+    skip: bool           # skipAssignment [3.2+, KIP-814]
+    protocol: str        # protocol name: GROUP_PROTOCOL / NO_PROTOCOL
+    protocol_type: str   # protocol type [2.5+, KIP-559]: GROUP_PROTOCOL / NO_PROTOCOL (NO_PROTOCOL before 2.5)
+
+
+def join_layout(shape: str, *, typed: bool, skip_supported: bool = False, leader_after: bool = False) -> JoinLayout:
+    """The fields a JoinGroup answer of ``shape`` carries. ``typed``: the release answers the protocol type (2.5+,
+    fact join-response-protocol-type). A ``static`` answer depends on the request: when the release has KIP-814 and
+    the JoinGroup is v9+ (``skip_supported``) it names the real leader, lists the members to the leader and says
+    skipAssignment = is the leader (``leader_after``: the answered member leads the group after the step) — a
+    follower gets no list and false (SPEC.md §3.1 J5a step 4, Corrections 1; GroupCoordinator.scala 3.9.0-rc3 lines
+    1407-1422); otherwise it names the leader of when the replacement was taken and lists nobody (lines 1423-1439;
+    2.7.0 lines 1074-1087)."""
+    typ = GROUP_PROTOCOL if typed else NO_PROTOCOL
+    if shape == LEADER_LIST:
+        return JoinLayout(OWN, SELF, True, False, GROUP_PROTOCOL, typ)
+    if shape == LEADER:
+        return JoinLayout(OWN, SELF, False, False, GROUP_PROTOCOL, typ)
+    if shape == FOLLOWER:
+        return JoinLayout(OWN, GROUP_LEADER, False, False, GROUP_PROTOCOL, typ)
+    if shape == STATIC:
+        if skip_supported:
+            return JoinLayout(OWN, SELF if leader_after else GROUP_LEADER, leader_after, leader_after,
+                              GROUP_PROTOCOL, typ)
+        return JoinLayout(OWN, PRIOR_LEADER, False, False, GROUP_PROTOCOL, typ)
+    if shape == ERROR_PRIOR:   # the revert: member id "", the current generation, protocol and old leader id
+        return JoinLayout(EMPTY_ID, PRIOR_LEADER, False, False, GROUP_PROTOCOL, typ)
+    if shape == ERROR_ID:
+        return JoinLayout(ECHO, NO_LEADER, False, False, NO_PROTOCOL, NO_PROTOCOL)
+    if shape == ERROR_NO_ID:
+        return JoinLayout(EMPTY_ID, NO_LEADER, False, False, NO_PROTOCOL, NO_PROTOCOL)
+    raise ValueError(f"not a JoinGroup answer shape: {shape!r}")
+
+
+#: the assignment of a SyncGroup answer: the member's stored assignment, or none (b"")
+MEMBER_ASSIGNMENT, NO_ASSIGNMENT = "member", "none"
+
+
+def sync_assignment(error: str) -> str:
+    """A SyncGroup answered NONE carries the member's assignment — the one the leader's SyncGroup gave it when its
+    generation was stored (or what a load or the record of a static replacement gave it back); every error answer
+    carries none (SPEC.md §3.2: callbacks with an error clear the assignments; §3.9)."""
+    return MEMBER_ASSIGNMENT if error == "NONE" else NO_ASSIGNMENT
+
+
+#: where a LeaveGroup answer's error goes: the top level (no member entries), or the entry of each identity
+TOP_LEVEL, PER_MEMBER, SINGLE = "top", "member", "single"
+#: the request cells whose error is the pre-check's (SPEC.md §3.0): top level, before any identity is looked at
+PRECHECK_CELLS = frozenset({"not-coordinator", "loading"})
+
+
+def leave_layout(batch: bool, cell: str) -> str:
+    """Where a LeaveGroup answer of the model puts its error. Before 2.4 (no batch leave) the one error is the
+    answer's. From 2.4 (KAFKA-8221, SPEC.md §3.4) a pre-check failure is the top-level error with no member entries;
+    otherwise the top-level error is NONE — even when the group is absent — and each identity of the request gets
+    its own entry, with the model's answer to that identity's LeaveGroup as its error."""
+    if not batch:
+        return SINGLE
+    return TOP_LEVEL if cell in PRECHECK_CELLS else PER_MEMBER
+
+
+#: what an append stores
+WRITE_ASSIGNMENT, WRITE_STATIC, WRITE_EMPTY, WRITE_TOMBSTONE = "assignment", "static", "empty", "tombstone"
+#: where a stored member's assignment comes from: the leader's SyncGroup, the members' own, none
+FROM_REQUEST, FROM_MEMBERS, FROM_NONE = "request", "members", "none"
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Write:
+    """A group record a step appends (SPEC.md §3.7 "what is persisted"): its kind, the member slots it lists (slot
+    numbers of the state before the step), the leader slot (-1: none), the static slots (whose group.instance.id it
+    carries), its generation (``current`` or ``new``: the one the step made) and where the assignments come from.
+    A tombstone (E0's emptied group) removes the record."""
+
+    kind: str
+    members: tuple[int, ...] = ()
+    leader: int = -1
+    statics: tuple[int, ...] = ()
+    generation: str = CURRENT
+    assignments: str = FROM_NONE
+
+    def __str__(self) -> str:
+        return f"write {self.kind} members={list(self.members)} leader={self.leader} gen={self.generation}"

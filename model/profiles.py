@@ -56,6 +56,12 @@ class ModelProfile:
     static_rejoin_completing: str
     static_rejoin_stable: str
     validate_current_member: bool  # 3.x: an instance id that maps to nothing → UNKNOWN_MEMBER_ID
+    # -- group.max.size (SPEC.md §3.1 J4, §3.7 onGroupLoaded) ------------------------------------------------
+    #: "off" (before 2.2.0), "over-capacity" (2.2–2.5), "accept-joining-member" (2.6.0+, KAFKA-9885)
+    max_size_rule: str = "off"
+    refusal_drops_instance: bool = False   # 2.3–2.7: a refusal drops the request's instance mapping
+    remove_drops_pending: bool = False     # 3.0+: a refused pending id stops being pending
+    batch_leave: bool = False              # LeaveGroup v3+: top-level and per-identity errors (KAFKA-8221, 2.4.0)
 
     def can_rebalance(self, state: str) -> bool:
         return state in self.previous[PREPARING]
@@ -143,7 +149,11 @@ def model_profile(name: str) -> ModelProfile:
         static_members=has("static-membership"),
         static_rejoin_completing="rebalance" if has("static-rejoin-rebalances-in-completing-rebalance") else "answer",
         static_rejoin_stable="persist" if has("static-rejoin-persisted-in-stable") else "answer",
-        validate_current_member=has("validate-current-member"))
+        validate_current_member=has("validate-current-member"),
+        max_size_rule=("accept-joining-member" if has("accept-joining-member") else
+                       "over-capacity" if has("group-max-size") else "off"),
+        refusal_drops_instance=has("static-membership") and not has("group-remove-drops-static-mapping"),
+        remove_drops_pending=has("group-remove-drops-pending"), batch_leave=has("batch-leave-group"))
 
 
 #: the runnable releases (model/releases.py RUNNABLE); a known release becomes one by turning runnable

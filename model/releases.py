@@ -141,9 +141,11 @@ _FACTS: tuple[Fact, ...] = (
          "SPEC.md §3.0 last paragraph, §3.1 J5a.1/J5b.1, §3.2 step 1, §3.9 last line (KAFKA-8386, 2.3.0)"),
     Fact("heartbeat-op-looks-up-member", "2.3.1",
          "A heartbeat op looks its member up by id when checked or expired, so once the member is gone the op "
-         "never removes anything (2.4.0: a check returns false and the expiry only logs); E0's op held the member "
-         "object and its expiry ran onMemberFailure again.",
-         "SPEC.md §2 note under the liveness table (KAFKA-8896, 2.3.1/2.4.0), §4.6 expiry; KAFKA-7196 for E0"),
+         "never removes anything (2.4.0: a check returns false and the expiry only logs), and an op of a Dead group "
+         "completes when checked (so unloading a Stable or CompletingRebalance group completes its members' ops); "
+         "E0's op held the member object and its expiry ran onMemberFailure again.",
+         "SPEC.md §2 note under the liveness table, §4.6 and Corrections 4 (KAFKA-8896, 2.2.2/2.3.1/2.4.0; "
+         "GroupCoordinator.scala 2.4.1 lines 1113-1118); KAFKA-7196 for E0"),
     Fact("heartbeat-checks-member-first", "2.3.0",
          "Heartbeat checks member and generation before switching on the group state (0.9–2.2: state first).",
          "SPEC.md §3.3 (validation order 2.3.0+)"),
@@ -169,7 +171,8 @@ _FACTS: tuple[Fact, ...] = (
          "one millisecond.",
          "SPEC.md §2 liveness predicates, §4.6 (KAFKA-9752, 2.5.0)"),
     Fact("missing-member-completes-heartbeat", "2.5.0",
-         "A heartbeat op completes when checked if its member is missing or its group is Dead.",
+         "A heartbeat op completes when checked if its member is missing (a Dead group's op completes since "
+         "KAFKA-8896: heartbeat-op-looks-up-member).",
          "SPEC.md §2 note under the liveness table ('2.5+: not found counts as complete'), §4.6 (KAFKA-9752)"),
     Fact("join-response-protocol-type", "2.5.0",
          "JoinGroup answers carry the protocol type and SyncGroup (v5) refuses a protocol type or name other than "
@@ -208,6 +211,23 @@ _FACTS: tuple[Fact, ...] = (
          "answered from the store callback, or rebalances if its metadata changes the protocol (before: "
          "answered at once, no log write).",
          "SPEC.md §3.1 J5a step 4 (KAFKA-10284, 2.6.1/2.7.0)"),
+    Fact("static-rejoin-skips-assignment", "3.2.0",
+         "A known static instance rejoining with member id \"\" in Stable with a JoinGroup v9+ is answered with the "
+         "real leader id, the member list if it is the leader, and skipAssignment = it is the leader (a follower: "
+         "false, no list); before (or with an older request) the answer names the leader of when the id was replaced.",
+         "SPEC.md §3.1 J5a step 4 and Corrections 1 (KIP-814, 3.2.0; GroupCoordinator.scala 3.9.0-rc3 lines "
+         "1407-1422)"),
+    Fact("group-remove-drops-static-mapping", "2.8.0",
+         "GroupMetadata.remove drops the removed member's static mapping itself, so a JoinGroup refused with "
+         "GROUP_MAX_SIZE_REACHED no longer drops the mapping of the instance id the request carried (2.3.0–2.7.x: "
+         "handleJoinGroup called removeStaticMember(groupInstanceId) after remove, so a static restart refused at "
+         "capacity left its instance's member without a static mapping).",
+         "SPEC.md §3.1 J4 (silent); GroupCoordinator.scala 2.4.1 lines 161-167, 2.7.0 lines 184-187; commit "
+         "6d411620ddb (2.8.0)"),
+    Fact("group-remove-drops-pending", "3.0.0",
+         "GroupMetadata.remove also drops the id from pendingMembers, so a pending member id refused with "
+         "GROUP_MAX_SIZE_REACHED stops being pending (before: it stays pending until it rejoins, leaves or expires).",
+         "SPEC.md §3.1 J4 '(also clears pending)'; GroupMetadata.scala 2.7.0 remove (no pendingMembers), 3.0.0 remove"),
     Fact("validate-current-member", "3.0.0",
          "A request whose group.instance.id maps to no member is answered UNKNOWN_MEMBER_ID (validateCurrentMember; "
          "2.x judges the member id alone).",

@@ -11,9 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Callable
 
-from model.outputs import (ERROR_NO_ID, FOLLOWER, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, JOIN_OP,
-                           LEADER_LIST, NEW, NEW_MEMBER, NONE_GEN, PENDING_OP, REBALANCE, SESSION, SYNC_OP, Answer, Arm,
-                           Outputs)
+from model.outputs import (CURRENT, ERROR_NO_ID, FOLLOWER, FROM_NONE, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, JOIN_OP,
+                           LEADER_LIST, NEW, NEW_MEMBER, NONE_GEN, PENDING_OP, REBALANCE, SESSION, SYNC_OP,
+                           WRITE_ASSIGNMENT, WRITE_EMPTY, WRITE_STATIC, WRITE_TOMBSTONE, Answer, Arm, Outputs, Write)
 from model.profiles import ModelProfile
 from model.state import (ABSENT_GROUP, APPEND_CURRENT, APPEND_EMPTY, APPEND_STALE, COMPLETING, EMPTY, FREE,
                          INITIAL_JOIN, JOIN, MANY, MEMBER, NO_JOIN, PENDING, PREPARING, Scope, Slot, State)
@@ -36,15 +36,32 @@ class W:
     arms: list[Arm] = field(default_factory=list)         # the timers it armed that are still armed
     detail: str = ""            # CompleteAppend: the raw append error the store callback maps
     static: bool = False        # the scope has static members (a load may bring static members back)
+    max_size: int = 0           # group.max.size (0: unbounded)
+    writes: list[Write] = field(default_factory=list)     # the group records this step appends (model/outputs.py)
 
     @staticmethod
     def of(s: State, scope: Scope) -> "W":
         return W(s.group, s.join_op, s.sync_op, list(s.appends), s.fresh, s.new_member_added, list(s.slots),
-                 scope.deferred_appends, scope.initial_delay, static=scope.static)
+                 scope.deferred_appends, scope.initial_delay, static=scope.static, max_size=scope.max_size)
 
     def copy(self) -> "W":
         return W(self.group, self.join_op, self.sync_op, list(self.appends), self.fresh, self.nma, list(self.slots),
-                 self.deferred, self.initial_delay, list(self.answers), list(self.arms), self.detail, self.static)
+                 self.deferred, self.initial_delay, list(self.answers), list(self.arms), self.detail, self.static,
+                 self.max_size, list(self.writes))
+
+    def died(self) -> "W":
+        """The group object left the cache: no group, free slots; what the step said so far is kept."""
+        return W(ABSENT_GROUP, NO_JOIN, False, list(self.appends), True, False, [FREE] * len(self.slots),
+                 self.deferred, self.initial_delay, self.answers, [], self.detail, self.static, self.max_size,
+                 self.writes)
+
+    def write(self, kind: str, generation: str = CURRENT, assignments: str = FROM_NONE) -> "W":
+        """A group record is appended now, listing the group's members as they are (SPEC.md §3.7)."""
+        members = tuple(self.members()) if kind in (WRITE_ASSIGNMENT, WRITE_STATIC) else ()
+        leader = next((i for i in members if self.slots[i].leader), -1)
+        statics = tuple(i for i in members if self.slots[i].static)
+        self.writes.append(Write(kind, members, leader, statics, generation, assignments))
+        return self
 
     def answer(self, i: int, api: str, error: str, generation: str = "-", shape: str = "-") -> "W":
         self.answers.append(Answer(i, api, error, generation, shape))
@@ -235,12 +252,12 @@ def _next_generation(p: ModelProfile, w: W) -> Ws:
     members = w.members()
     if not members and p.emptied_group_dies:   # E0: the group dies and leaves the cache
         # the dead group's ops are inert from now on: its slots' watches are no longer this group's
-        return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
-                  w.initial_delay, w.answers, [], w.detail, w.static)]
+        return [w.write(WRITE_TOMBSTONE, NEW).died()]
     if not members:
         w.group = EMPTY
+        w.write(WRITE_EMPTY, NEW)            # the empty-group record; its callback only logs
         if w.deferred:
-            w.appends.append(APPEND_EMPTY)   # the empty-group record; its callback only logs
+            w.appends.append(APPEND_EMPTY)
         return [w]
     w.group = COMPLETING
     ws = [w]

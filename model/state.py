@@ -50,7 +50,7 @@ class Slot:
         return self.status == MEMBER
 
     def short(self) -> str:
-        if self.status == ABSENT and not self.watch:
+        if self.status == ABSENT and not self.watch and not self.pending_sync:
             return "-"
         flags = "".join(c for c, on in (("L", self.leader), ("J", self.awaiting_join), ("S", self.awaiting_sync),
                                          ("N", self.is_new), ("Y", self.pending_sync), ("I", self.static),
@@ -106,12 +106,15 @@ class Scope:
     max_appends: int = 2             # the graph does not grow more pending appends than this
     unload: bool = False             # partition emigration/immigration (UnloadGroup, LoadGroup)
     static: bool = False             # static members (KIP-345): instance joins, restarts, fencing — releases 2.3+
+    max_size: int = 0                # group.max.size (2.2.0+, SPEC.md §3.1 J4); 0: unbounded (Int.MaxValue)
 
     def __post_init__(self) -> None:
         if not 1 <= self.members <= 64:
             raise ValueError(f"a scope needs 1 to 64 member slots, got {self.members}.")
         if self.max_appends < 0:
             raise ValueError("max_appends must be >= 0.")
+        if self.max_size < 0:
+            raise ValueError("max_size must be >= 0 (0: unbounded).")
 
 
 def padded(state: State, members: int) -> State:

@@ -3,13 +3,16 @@ and the store callback of a persisted id replacement. Written from SPEC.md §3.1
 §4.6 (core only; model/profiles.py says which release does what, from model/releases.py).
 
 A slot with ``static`` is a member some group.instance.id maps to. The abstraction has no instance ids: the
-instance *is* the slot, so a restart keeps the slot (leader, pending sync and all) and only its member id — which
-the model does not name — changes. What the old id leaves behind is its DelayedHeartbeat ops (keyed by the old
-member id, they expire harmlessly, §3.1 J5a step 4): they move to a free slot, as any op that outlived its member.
+instance *is* the slot, so a restart keeps the slot (leader and all) and only its member id — which the model does
+not name — changes. What the old id leaves behind is its DelayedHeartbeat ops (keyed by the old member id, they
+expire harmlessly, §3.1 J5a step 4) and its place in pendingSyncMembers [3.0+]: replaceStaticMember leaves that set
+untouched, so an old id that owed a SyncGroup stays in it and the new id cannot clear it (SPEC.md Corrections 3;
+GroupMetadata.scala 3.9.0-rc3 lines 319-340). Both move to a free slot, an id that is no member.
 """
 from __future__ import annotations
 
-from model.outputs import APPEND_GEN, CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, NONE_GEN, store_error
+from model.outputs import (APPEND_GEN, CURRENT, ERROR_ID, ERROR_PRIOR, FROM_MEMBERS, NONE_GEN, STATIC, WRITE_STATIC,
+                           store_error)
 from model.profiles import ModelProfile
 from model.rules import W, Ws, add_member, check_join, each, maybe_prepare, prepare, reschedule
 from model.state import ABSENT, ABSENT_GROUP, APPEND_STATIC, COMPLETING, FREE, PREPARING, Slot
@@ -29,16 +32,16 @@ def _free_slot(w: W) -> int:
 
 
 def _leave_ops_behind(w: W, i: int) -> bool:
-    """The old member id's heartbeat ops stay armed under that id: a free slot takes them (False: no free slot
-    in this scope, so the outcome is not representable and is dropped)."""
-    watch = w.slots[i].watch
-    if not watch:
+    """The old member id's heartbeat ops stay armed under that id, and so does its place in pendingSyncMembers: a
+    free slot takes them (False: no free slot in this scope, so the outcome is not representable and is dropped)."""
+    watch, owed = w.slots[i].watch, w.slots[i].pending_sync
+    if not watch and not owed:
         return True
     j = _free_slot(w)
     if j < 0:
         return False
-    w.slots[j] = Slot(status=ABSENT, watch=watch)
-    w.set(i, watch=0)
+    w.slots[j] = Slot(status=ABSENT, watch=watch, pending_sync=owed)
+    w.set(i, watch=0, pending_sync=False)
     return True
 
 
@@ -66,8 +69,9 @@ def static_rejoin(p: ModelProfile, w: W, i: int, changed: bool = False) -> Ws:
 
 
 def _answer_current(w: W, i: int) -> W:
-    """The current generation at once: the *old* leader id (never the new member id), no member list, NONE."""
-    return w.answer(i, "JoinGroup", "NONE", CURRENT, FOLLOWER).set(i, awaiting_join=False)
+    """The current generation, NONE, in the ``static`` shape (model.outputs.join_layout: the leader id of when the
+    replacement was taken and no member list — or, KIP-814, the real leader and skipAssignment = is the leader)."""
+    return w.answer(i, "JoinGroup", "NONE", CURRENT, STATIC).set(i, awaiting_join=False)
 
 
 def _outside_join_phase(p: ModelProfile, w: W, i: int, rule: str, changed: bool) -> Ws:
@@ -78,6 +82,7 @@ def _outside_join_phase(p: ModelProfile, w: W, i: int, rule: str, changed: bool)
     # "persist" (Stable, 2.6.1+, KAFKA-10284): a protocol change rebalances — the model does not track protocols,
     # so changed metadata may or may not change the selection — otherwise the group is stored
     out = each(maybe_prepare(p, w.copy()), lambda x: check_join(p, x)) if changed else []
+    w.write(WRITE_STATIC, assignments=FROM_MEMBERS)   # every member with its current assignment, the new id
     if not w.deferred:           # a synchronous append's callback runs at once, successfully
         return out + [_answer_current(w, i)]
     w.appends.append(APPEND_STATIC)
@@ -104,9 +109,9 @@ def complete_orphan_append(w: W, ok: bool) -> Ws:
     object's generation — or nothing, when that member's join was answered already or its id is gone."""
     answered = w.copy()
     if ok:
-        answered.answer(-1, "JoinGroup", "NONE", APPEND_GEN, FOLLOWER)
+        answered.answer(-1, "JoinGroup", "NONE", APPEND_GEN, STATIC)
     else:
-        answered.answer(-1, "JoinGroup", store_error(w.detail), APPEND_GEN, ERROR_NO_ID)
+        answered.answer(-1, "JoinGroup", store_error(w.detail), APPEND_GEN, ERROR_PRIOR)
     return [w, answered]
 
 
@@ -116,18 +121,27 @@ def _store_ok(w: W, i: int) -> W:
 
 
 def _revert(p: ModelProfile, w: W, i: int) -> Ws:
-    """Failure: updateMember with the old metadata and no callback (the parked join is dropped), the id goes back
-    to the old one (a SyncGroup parked meanwhile is fenced), the heartbeat is rescheduled under the old id — whose
-    own op, if still armed, completes — and the JoinGroup is answered the store error with member id ""."""
+    """Failure: updateMember with no callback (the parked join is dropped; the metadata stays the restart's, SPEC.md
+    Corrections 2), the id goes back to the old one (a SyncGroup parked meanwhile is fenced), the heartbeat is
+    rescheduled under the old id — whose own op, if still armed, completes — and the JoinGroup is answered the store
+    error with member id "" and the leader of when the replacement was taken. The old id is a member again: if it
+    still owed a SyncGroup (Corrections 3) it owes it as that member."""
     if w.slots[i].awaiting_sync:
         w.answer(i, "SyncGroup", "FENCED_INSTANCE_ID")
-    w.answer(i, "JoinGroup", store_error(w.detail), CURRENT, ERROR_NO_ID)
+    w.answer(i, "JoinGroup", store_error(w.detail), CURRENT, ERROR_PRIOR)
     w.set(i, awaiting_join=False, awaiting_sync=False)
-    old_ops = [j for j, s in enumerate(w.slots) if s.status == ABSENT and s.watch]
+    old_ids = [j for j, s in enumerate(w.slots) if s.status == ABSENT and (s.watch or s.pending_sync)]
     if not _leave_ops_behind(w, i):
         return []
-    outs = [w] + [w.copy().set(j, watch=w.slots[j].watch - 1) for j in old_ops]
+    outs = [w] + [_take_back(w.copy(), i, j) for j in old_ids]
     return each(outs, lambda x: reschedule(p, x, i))
+
+
+def _take_back(w: W, i: int, j: int) -> W:
+    """Slot ``j`` was the old id: one of its ops completes (if armed) and its pending sync returns to slot ``i``."""
+    old = w.slots[j]
+    w.slots[j] = Slot(status=ABSENT, watch=max(old.watch - 1, 0))
+    return w.set(i, pending_sync=old.pending_sync) if old.pending_sync else w
 
 
 def loaded_static_variants(w: W, loaded: int) -> Ws:

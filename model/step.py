@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Mapping
 
-from model.outputs import (CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP,
-                           LEADER_LIST, NONE_GEN, PENDING_OP, SESSION, SYNC_OP, Outputs, store_error)
+from model.outputs import (CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, FROM_REQUEST, HEARTBEAT_OP, INITIAL,
+                           INITIAL_JOIN_OP, LEADER_LIST, NONE_GEN, PENDING_OP, SESSION, SYNC_OP, WRITE_ASSIGNMENT,
+                           Outputs, Write, store_error)
 from model.profiles import ModelProfile, get_model_profile
 from model.rules import (W, Ws, add_member, check_join, complete_join, each, maybe_prepare, prepare, remove,
                          reschedule)
@@ -92,6 +93,8 @@ def _settle_sync_op(w: W) -> None:
 
 
 def _append(p: ModelProfile, w: W) -> Ws:
+    """storeGroup of the leader's assignment: the record lists every member, with the leader's SyncGroup's map."""
+    w.write(WRITE_ASSIGNMENT, assignments=FROM_REQUEST)
     if w.deferred:
         w.appends.append(APPEND_CURRENT)
         return [w]
@@ -169,12 +172,15 @@ def _expire_join(p: ModelProfile, w: W) -> Ws:
 
 
 def _expire_sync(p: ModelProfile, w: W) -> Ws:
+    """onExpirePendingSync: every id still in pendingSyncMembers is removed — a member that never sent SyncGroup
+    within the rebalance timeout, or an id a static restart left there, which is no member (its removal only drops
+    it from the set and completes its heartbeat ops: SPEC.md Corrections 3) — and the group rebalances."""
     w.sync_op = False
-    laggards = [i for i in w.members() if w.slots[i].pending_sync]
+    laggards = [i for i, slot in enumerate(w.slots) if slot.pending_sync]
     if w.group not in (COMPLETING, STABLE) or not laggards:
         return [w]
     ws = [w]
-    for i in laggards:   # members that never sent SyncGroup within the rebalance timeout
+    for i in laggards:
         ws = each(ws, lambda x, i=i: remove(p, x, i, complete_ops=True))
     return each(ws, lambda x: prepare(p, x))
 
@@ -202,8 +208,7 @@ def _unload(p: ModelProfile, w: W) -> Ws:
             w.answer(i, "SyncGroup", "NOT_COORDINATOR")
     w.leave_completing()
     w.appends = [APPEND_ORPHAN if a == APPEND_STATIC else a for a in w.appends]   # the dead object's callback
-    return [W(ABSENT_GROUP, NO_JOIN, False, list(w.appends), True, False, [FREE] * len(w.slots), w.deferred,
-              w.initial_delay, w.answers, [], w.detail, w.static)]
+    return [w.died()]
 
 
 def _load(p: ModelProfile, w: W) -> Ws:
@@ -220,7 +225,10 @@ def _load(p: ModelProfile, w: W) -> Ws:
                    for i in range(len(w.slots))]
         for i in range(k):   # every loaded member gets a fresh session (SPEC.md §3.7)
             x.arm(HEARTBEAT_OP, i, SESSION)
-        out += loaded_static_variants(x, k) if w.static and p.static_members else [x]
+        loaded = loaded_static_variants(x, k) if w.static and p.static_members else [x]
+        if w.max_size and p.max_size_rule != "off" and k > w.max_size:   # over capacity: rebalance (§3.7)
+            loaded = each(loaded, lambda y: prepare(p, y))
+        out += loaded
     return out
 
 
@@ -250,7 +258,7 @@ def _slot_actions(p: ModelProfile, s: State, static: bool = False) -> list[Abstr
     out: list[AbstractAction] = []
     free_seen = False
     for i, slot in enumerate(s.slots):
-        if slot.status == ABSENT and not slot.watch and not free_seen:   # free slots are interchangeable
+        if slot == FREE and not free_seen:   # free slots are interchangeable
             free_seen = True
             out.append(AbstractAction("JoinGroup/new", i))
             if p.pending_members:
@@ -286,7 +294,54 @@ def enabled(state: State, profile: str | ModelProfile, scope: Scope) -> list[Abs
     return out
 
 
+#: the JoinGroup kinds, and those with member id "" (isUnknownMember)
+JOIN_KINDS = frozenset({"JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/known", "JoinGroup/changed",
+                        "JoinGroup/static-new", "JoinGroup/static-rejoin"})
+_UNKNOWN_ID = frozenset({"JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/static-new", "JoinGroup/static-rejoin"})
+#: the refusals that come before the capacity check (SPEC.md §3.0, §3.1 J1–J2, KafkaApis)
+_BEFORE_CAPACITY = frozenset({"not-coordinator", "loading", "unsupported", "bad-session"})
+
+
+def _refuses_capacity(p: ModelProfile, w: W, action: AbstractAction) -> bool:
+    """group.max.size (SPEC.md §3.1 J4): 2.2–2.5 refuse an unknown id when |members| ≥ max and, in an over-capacity
+    group, a member not awaiting join; 2.6.0+ (acceptJoiningMember) accept anything in Empty, in PreparingRebalance
+    a member awaiting join or while fewer than max await, in CompletingRebalance/Stable a member or while
+    |members| < max."""
+    slot, size = w.slots[action.slot], len(w.members())
+    has = action.kind not in _UNKNOWN_ID and slot.status == MEMBER
+    if p.max_size_rule == "over-capacity":
+        return (size > w.max_size and has and not slot.awaiting_join) or (
+            action.kind in _UNKNOWN_ID and size >= w.max_size)
+    if w.group == PREPARING:
+        awaiting = sum(1 for i in w.members() if w.slots[i].awaiting_join)
+        return not ((has and slot.awaiting_join) or awaiting < w.max_size)
+    return w.group in (COMPLETING, STABLE) and not (has or size < w.max_size)
+
+
+def _at_capacity(p: ModelProfile, w: W, action: AbstractAction) -> Ws | None:
+    """A JoinGroup refused at capacity: GROUP_MAX_SIZE_REACHED with member id "", and group.remove of its member id —
+    no callback, no heartbeat op cancelled, no rebalance, then J6's join check. Before 3.0 remove leaves a pending id
+    pending; before 2.8 a refused request's group.instance.id loses its mapping (its member stays, no longer static).
+    None: not refused here."""
+    if not (w.max_size and p.max_size_rule != "off" and w.group != ABSENT_GROUP) or action.kind not in JOIN_KINDS \
+            or action.arg in _BEFORE_CAPACITY or not _refuses_capacity(p, w, action):
+        return None
+    i, slot = action.slot, w.slots[action.slot]
+    w.answer(i, "JoinGroup", "GROUP_MAX_SIZE_REACHED", NONE_GEN, ERROR_NO_ID)
+    ws = [w]
+    if action.kind not in _UNKNOWN_ID and slot.status == MEMBER:
+        ws = remove(p, w, i, complete_ops=False)
+    elif action.kind not in _UNKNOWN_ID and slot.status == PENDING and p.remove_drops_pending:
+        w.set(i, status=ABSENT)   # its pending expiration stays armed and later expires idly
+    elif action.kind == "JoinGroup/static-rejoin" and p.refusal_drops_instance:
+        w.set(i, static=False)
+    return each(ws, lambda x: check_join(p, x))
+
+
 def _apply(p: ModelProfile, w: W, action: AbstractAction) -> Ws:
+    capacity = _at_capacity(p, w, action)
+    if capacity is not None:
+        return capacity
     if action.kind in REQUEST_CELLS_KINDS and (action.arg or not _valid_requester(w, action)):
         answered = _refused(p, w, action)
         if answered is not None:
@@ -325,11 +380,25 @@ def outcomes(state: State, action: AbstractAction, profile: str | ModelProfile, 
     which timers it leaves armed (model/outputs.py), slots numbered as in ``state``. ``detail`` is the raw
     append error of a failed CompleteAppend. ``canonical=False`` leaves the successors' slots where they
     were, so that slot i of a successor is the identity the outputs call i (for step properties)."""
+    found = outcomes_written(state, action, profile, scope, detail, canonical)
+    return tuple(sorted({(t, o) for t, o, _ in found}, key=lambda o: (o[0].short(), str(o[1]))))
+
+
+def outcomes_written(state: State, action: AbstractAction | tuple[AbstractAction, ...], profile: str | ModelProfile,
+                     scope: Scope, detail: str = "", canonical: bool = True
+                     ) -> tuple[tuple[State, Outputs, tuple[Write, ...]], ...]:
+    """``outcomes`` with, for each, the group records the step appends (``model.outputs.Write``, slots numbered as
+    in ``state``): what the model says each append stores. A tuple of actions is one request the coordinator handles
+    as those actions in turn under one lock — a LeaveGroup v3+ naming several identities (SPEC.md §3.4: each identity
+    independently, in request order) — whose outputs are theirs together."""
     p = profile if isinstance(profile, ModelProfile) else get_model_profile(profile)
     w = W.of(state, scope)
     w.detail = detail
-    out = {(x.freeze(canonical), x.outputs()) for x in _apply(p, w, action) if len(x.appends) <= scope.max_appends}
-    return tuple(sorted(out, key=lambda o: (o[0].short(), str(o[1]))))
+    ws = [w]
+    for one in action if isinstance(action, tuple) else (action,):
+        ws = each(ws, lambda x, one=one: _apply(p, x, one))
+    out = {(x.freeze(canonical), x.outputs(), tuple(x.writes)) for x in ws if len(x.appends) <= scope.max_appends}
+    return tuple(sorted(out, key=lambda o: (o[0].short(), str(o[1]), str(o[2]))))
 
 
 # -- requests the coordinator refuses (SPEC.md §3.0, §3.8): an answer and no state change ------------
@@ -340,9 +409,11 @@ def outcomes(state: State, action: AbstractAction, profile: str | ModelProfile, 
 #:   stale                       a member's SyncGroup/Heartbeat/OffsetCommit with another generation
 #:   unsupported                 JoinGroup with a group.instance.id to a release without KIP-345 (§3.1)
 #:   fenced                      the request's group.instance.id maps to another member id (§3.8, KIP-345)
-#:   unknown-instance            its group.instance.id maps to nothing: 3.x UNKNOWN_MEMBER_ID, 2.x ignores it
+#:   unknown-instance            its group.instance.id maps to nothing: UNKNOWN_MEMBER_ID in 3.x, and in 2.x for
+#:                               JoinGroup only (J5b step 5; other 2.x APIs ignore it)
 #:   changed                     (JoinGroup/static-rejoin only) the restart carries other protocol metadata
-#:   static-pending              (JoinGroup/known only) a pending member id sent with a group.instance.id (J5b 3)
+#:   static-pending              (JoinGroup/known; LeaveGroup in 2.x) a pending member id sent with a
+#:                               group.instance.id (J5b 3; §3.4 [2.4], GroupCoordinator.scala@2.4.1 L471-474)
 #: and a request whose slot is not a member (nor, for JoinGroup/LeaveGroup, a pending id) is from an
 #: unknown member id.
 REQUEST_CELLS_KINDS = frozenset({"JoinGroup/known", "JoinGroup/changed", "JoinGroup/new", "JoinGroup/new-pending",
@@ -384,13 +455,16 @@ def _refused(p: ModelProfile, w: W, action: AbstractAction) -> Ws | None:
         return refuse("INCONSISTENT_GROUP_PROTOCOL")
     if cell == "static-pending":   # J5b step 3: a pending id never is static, so Kafka throws IllegalStateException
         # and the request handler sends the API's error response (no member id, generation −1); nothing changed
-        return [w.answer(i, api, "UNKNOWN_SERVER_ERROR", NONE_GEN, ERROR_NO_ID)]
+        if api == "JoinGroup":
+            return [w.answer(i, api, "UNKNOWN_SERVER_ERROR", NONE_GEN, ERROR_NO_ID)]
+        return refuse("UNKNOWN_SERVER_ERROR")
     # §3.4 [3.x]: a LeaveGroup from a pending member id removes it before validateCurrentMember reads the
     # instance id ([2.4]: the fencing check comes first)
     pending_leave = api == "LeaveGroup" and p.validate_current_member and w.slots[i].status == PENDING
     if cell == "fenced" and w.group != ABSENT_GROUP and not pending_leave:   # J5b 4, §3.2 2, §3.3, §3.4, §3.5
         return refuse("FENCED_INSTANCE_ID")
-    if cell == "unknown-instance" and p.validate_current_member and w.group != ABSENT_GROUP and not pending_leave:
+    unknown_instance = cell == "unknown-instance" and (p.validate_current_member or api == "JoinGroup")
+    if unknown_instance and w.group != ABSENT_GROUP and not pending_leave:
         return refuse("UNKNOWN_MEMBER_ID")
     if api == "JoinGroup":
         return None if _valid_requester(w, action) else refuse("UNKNOWN_MEMBER_ID")

@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from model.outputs import LEADER_LIST, NEW, SOURCES, Answer, Outputs
+from model.outputs import ERROR_PRIOR, LEADER_LIST, NEW, SOURCES, STATIC, Answer, Outputs
 from model.state import MEMBER, PENDING, AbstractAction, State
 from model.releases import Predicate, all_of, everywhere, when
 from properties.catalog import always_step, for_profile
@@ -127,6 +127,17 @@ def new_member_delay(before: State, step: ModelStep, after: State) -> Witness | 
     bad = [a.slot for a in step.outputs.arms if a.source == "new-member"
            and not (after.slots[a.slot].status == MEMBER and after.slots[a.slot].is_new)]
     return {"arms": str(step.outputs), "not_new": bad} if bad else None
+
+
+@output_property("model-static-answer-only-to-a-static-member",
+                 claim="A JoinGroup answer of a static id replacement (its success, or the store error of its revert) "
+                       "goes to a member that a group.instance.id maps to after the step.",
+                 source="SPEC.md §3.1 J5a step 4 (replaceStaticMember, the store callback and its revert)",
+                 applies_to=when("static-membership"))
+def static_answer_to_static_member(before: State, step: ModelStep, after: State) -> Witness | None:
+    bad = [a.slot for a in _joins(step) if a.shape in (STATIC, ERROR_PRIOR) and a.slot >= 0
+           and not (after.slots[a.slot].member and after.slots[a.slot].static)]
+    return {"answers": str(step.outputs), "not_static": bad} if bad else None
 
 
 #: the request kinds whose slot sends a request, and the API it is answered on

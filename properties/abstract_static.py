@@ -16,7 +16,7 @@ from types import MappingProxyType
 from typing import Callable, Mapping
 
 from model.releases import RUNNABLE, when
-from model.state import APPEND_STATIC, INITIAL_JOIN, MEMBER, PREPARING, STABLE, State
+from model.state import APPEND_STATIC, COMPLETING, INITIAL_JOIN, MEMBER, PENDING, PREPARING, STABLE, State
 
 Witness = dict[str, object]
 StatePredicate = Callable[[State], "Witness | None"]
@@ -59,6 +59,11 @@ def persisted_never_in_initial_join(s: State) -> Witness | None:
     return _first(s, lambda i: s.slots[i].persist and s.join_op == INITIAL_JOIN)
 
 
+def pending_sync_member_or_left_behind(s: State) -> Witness | None:
+    return _first(s, lambda i: s.slots[i].pending_sync and (s.slots[i].status == PENDING
+                                                            or s.group not in (COMPLETING, STABLE)))
+
+
 #: name -> (claim, predicate); every one holds on the static graphs of every release with static members
 STATIC_INVARIANTS: Mapping[str, tuple[str, StatePredicate]] = MappingProxyType({
     "model-static-slot-is-a-member": (
@@ -87,6 +92,11 @@ STATIC_INVARIANTS: Mapping[str, tuple[str, StatePredicate]] = MappingProxyType({
     "model-persisted-member-never-in-an-initial-join": (
         "No InitialDelayedJoin runs while a static id replacement awaits its callback (the replacement is stored in "
         "Stable; an InitialDelayedJoin starts only from Empty, SPEC.md §4.5).", persisted_never_in_initial_join),
+    "model-pending-sync-only-after-join-for-members-or-replaced-ids": (
+        "pendingSyncMembers exist only while the group is CompletingRebalance or Stable, and each is a member or an "
+        "id a static restart left behind, which is no pending id (the static scope's form of "
+        "model-pending-sync-only-for-members-after-join; SPEC.md §4.8, Corrections 3).",
+        pending_sync_member_or_left_behind),
 })
 #: the static claims added because the inductive proof needs them
 STATIC_STRENGTHENING = frozenset({"model-new-member-only-in-preparing-rebalance-and-not-persisted",
@@ -106,6 +116,11 @@ STATIC_FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({(name, p): wh
     ("model-removed-member-leaves-no-liveness-op", when("static-membership"),
      "a static restart leaves the old member id's DelayedHeartbeat ops armed; they expire idly (SPEC.md §3.1 "
      "J5a step 4)"),
+    ("model-pending-sync-only-for-members-after-join", when("delayed-sync"),
+     "3.0+: replaceStaticMember leaves pendingSyncMembers untouched, so a static restart in Stable leaves its old "
+     "member id there, no member any more, until the DelayedSync expires and rebalances (SPEC.md §3.1 J5a step 4, "
+     "Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340; replaced by "
+     "model-pending-sync-only-after-join-for-members-or-replaced-ids)"),
 ) for p in RUNNABLE if applies(p)})
 
 #: (output property of properties/abstract_outputs.py, profile) pairs the static scope breaks by design: the static

@@ -286,7 +286,8 @@ def dead_not_cached(obs: Observation) -> Witness | None:
 
 
 #: the documented finding (properties/findings.py) whose IllegalStateException the property below excuses while the
-#: checkers excuse it: SPEC.md §3.1 J5b step 3, a JoinGroup carrying a group.instance.id from a pending member id
+#: checkers excuse it: SPEC.md §3.1 J5b step 3, a JoinGroup carrying a group.instance.id from a pending member id —
+#: and, before validateCurrentMember (3.0.0), a LeaveGroup doing the same (GroupCoordinator.scala 2.4.1 471-474)
 STATIC_PENDING_JOIN = "instance-id-with-a-pending-member-id-throws"
 
 
@@ -297,11 +298,15 @@ STATIC_PENDING_JOIN = "instance-id-with-a-pending-member-id-throws"
                     "properties/findings.py",
              applies_to=when("empty-state"))   # the 0.9 table has no Dead → Dead: properties/findings.py
 def no_illegal_state(before: Observation, step: Step, after: Observation) -> Witness | None:
+    """Any guard of the coordinator (impl/guards.py: IllegalStateException, IllegalArgumentException, a failed
+    assertion, a response callback that threw) is logged as an IllegalState event and breaks this property."""
     thrown = [e.message for _, e in of_kind(step.events, IllegalState)]
     if not thrown:
         return None
     req, g = delivered_request(before, step), before.group
-    if (excused(STATIC_PENDING_JOIN) and req is not None and req.api == "JoinGroup" and req.member_id
+    throws_on = req is not None and (req.api == "JoinGroup" or (
+        req.api == "LeaveGroup" and not fact("validate-current-member", before.profile)))
+    if (excused(STATIC_PENDING_JOIN) and req is not None and throws_on and req.member_id
             and req.group_instance_id is not None and g is not None and req.member_id in g.pending_members):
         return None
     return {"errors": after.errors, "last_error": thrown[-1]}

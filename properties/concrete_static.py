@@ -61,10 +61,10 @@ def fenced_never_succeeds(before: Observation, step: Step, after: Observation) -
         # the documented finding below: 3.x removes a pending member id before it reads the instance id (§3.4)
         pending_leave = (req.api == "LeaveGroup" and req.member_id in g.pending_members and excused(PENDING_LEAVE)
                          and fact("validate-current-member", before.profile))
-        if owner is not None and owner != req.member_id and got is not None and got.error == "NONE" \
+        if owner is not None and owner != req.member_id and got is not None and got.request_error == "NONE" \
                 and not pending_leave:
             return {"request": f"{req.api}#{req.key[1]}", "member_id": req.member_id,
-                    "instance_id": req.group_instance_id, "instance_maps_to": owner, "answer": got.error}
+                    "instance_id": req.group_instance_id, "instance_maps_to": owner, "answer": got.request_error}
     for _, e in of_kind(step.events, StaticMemberReplaced):
         old = None if g is None else g.member(e.old_member_id)
         for key in () if old is None else (old.awaiting_join, old.awaiting_sync):
@@ -108,7 +108,7 @@ def instance_moves(obs: Observation) -> Witness | None:
            claim="A request whose group.instance.id maps to another member id is answered FENCED_INSTANCE_ID.",
            source="SPEC.md §3.8 (instance id maps to other member)", applies_to=STATIC)
 def fenced_answered(obs: Observation) -> Witness | None:
-    fenced = [f"{r.api}#{r.corr}" for r in obs.responses if r.error == "FENCED_INSTANCE_ID"]
+    fenced = [f"{r.api}#{r.corr}" for r in obs.responses if r.request_error == "FENCED_INSTANCE_ID"]
     return {"fenced": fenced} if fenced else None
 
 

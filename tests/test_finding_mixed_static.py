@@ -62,6 +62,29 @@ def test_a_join_with_an_instance_id_from_a_pending_member_id_throws(profile: str
     assert clean.world.coord.errors and clean.refinement is not None and not clean.refinement.halfway
 
 
+@pytest.mark.parametrize("excuse", [True, False], ids=["excused", "unexcused"])
+def test_a_2_x_leave_of_a_pending_member_id_with_an_instance_id_throws_and_is_predicted(excuse: bool) -> None:
+    """§3.4 [2.4] (GroupCoordinator.scala@2.4.1 L468-474): past the fencing check, a LeaveGroup naming a pending member
+    id with a group.instance.id throws — the forging adversary sends its java peer's pending id with "i0", which maps
+    to nothing. The model predicts the UNKNOWN_SERVER_ERROR answer (labelled static-pending); the finding excuses the
+    IllegalStateError, and without the excuse it is reported."""
+    from core.actions import Action
+    from harness.scenarios import Driver
+    from kgc.gate import STATIC_WALKS
+    scope, clients = STATIC_WALKS["static-mixed"]
+    run = CheckedRun(World("2.4.1", scope, clients=clients, seed=0, record=True))
+    driver = Driver(run.world)
+    driver.act = run.step   # type: ignore[method-assign]
+    with unexcused([] if excuse else [THROWS.name]):
+        driver.run(("call", 0, "JoinGroup"))          # c0 gets MEMBER_ID_REQUIRED: its id is pending
+        run.step(Action("LeaveGroup", 2, 3))          # the adversary sends its peer c0's member id, with "i0"
+        driver.run(("deliver", 2, "LeaveGroup"))
+    step = run.world.steps[-1]
+    assert run.world.coord.errors and [str(r) for r in step.responses] == ["c2 LeaveGroup#1 UNKNOWN_SERVER_ERROR"]
+    assert run.refinement is not None and not run.refinement.halfway   # the model's answer: the step refined
+    assert [v.property for v in run.violations] == ([] if excuse else ["no-illegal-state-error"])
+
+
 def test_any_other_illegal_state_is_still_reported_while_the_finding_is_excused(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """A planted IllegalStateError on a dynamic member's rejoin (no instance id): not the finding's cause."""

@@ -32,10 +32,10 @@ def run(state: State, kind: str, profile: str, slot: int = -1, arg: str = "", sc
 
 # -- J5a step 4: a known instance restarts with member id "" ----------------------------------------------------
 def test_restart_in_stable_on_2_4_1_is_answered_at_once_with_the_current_generation() -> None:
-    """2.3.0–2.6.0 Stable: answer immediately, current generation, *old* leader id (so a follower's shape), empty
+    """2.3.0–2.6.0 Stable: answer immediately, current generation, *old* leader id (the "static" shape), empty
     member list, no rebalance and no log write; the old id's heartbeat op stays armed under the old id."""
     [(after, answers, arms)] = run(stable(LEADER, FOLLOWER), "JoinGroup/static-rejoin", "2.4.1", 1)
-    assert answers == (Answer(1, "JoinGroup", "NONE", "current", "follower"),)
+    assert answers == (Answer(1, "JoinGroup", "NONE", "current", "static"),)
     assert after.group == STABLE and after.appends == ()
     assert after.slots == (LEADER, FOLLOWER, Slot(ABSENT, watch=1), FREE)   # the old incarnation's op stays
     assert arms == (Arm("heartbeat", 1, "session"),)
@@ -49,10 +49,10 @@ def test_restart_in_stable_from_2_6_1_is_stored_and_answered_by_the_store_callba
     assert after.slots[1] == replace(FOLLOWER, awaiting_join=True, persist=True)
     ok = run(after, "CompleteAppend", profile, arg="ok")
     assert [(a.slots[1], ans) for a, ans, _ in ok] == [
-        (FOLLOWER, (Answer(1, "JoinGroup", "NONE", "current", "follower"),))]
+        (FOLLOWER, (Answer(1, "JoinGroup", "NONE", "current", "static"),))]
     # on error: revert the replacement, answer the store error (mapped, §3.2) with member id ""
     failed = run(after, "CompleteAppend", profile, arg="error", detail="NOT_LEADER_OR_FOLLOWER")
-    assert {ans for _, ans, _ in failed} == {(Answer(1, "JoinGroup", "NOT_COORDINATOR", "current", "error"),)}
+    assert {ans for _, ans, _ in failed} == {(Answer(1, "JoinGroup", "NOT_COORDINATOR", "current", "error+prior"),)}
     assert all(a.slots[1] == FOLLOWER for a, _, _ in failed)
 
 
@@ -66,7 +66,7 @@ def test_restart_in_stable_with_changed_metadata_may_rebalance() -> None:
 def test_a_synchronous_store_answers_in_the_same_step() -> None:
     [(after, answers, _)] = run(stable(LEADER, FOLLOWER), "JoinGroup/static-rejoin", "3.9", 1,
                                 scope=replace(SCOPE, deferred_appends=False))
-    assert answers == (Answer(1, "JoinGroup", "NONE", "current", "follower"),) and after.appends == ()
+    assert answers == (Answer(1, "JoinGroup", "NONE", "current", "static"),) and after.appends == ()
 
 
 @pytest.mark.parametrize("profile,rebalances", [("2.4.1", False), ("2.7.0", True), ("3.9", True)])
@@ -77,7 +77,7 @@ def test_restart_in_completing_rebalance_fences_the_parked_sync(profile: str, re
     [(after, answers, _)] = run(state, "JoinGroup/static-rejoin", profile, 1)
     assert Answer(1, "SyncGroup", "FENCED_INSTANCE_ID") in answers
     assert after.group == (PREPARING if rebalances else COMPLETING)
-    assert (Answer(1, "JoinGroup", "NONE", "current", "follower") in answers) is not rebalances
+    assert (Answer(1, "JoinGroup", "NONE", "current", "static") in answers) is not rebalances
     assert after.slots[0].leader and after.slots[1].static   # leadership and the instance stay with the slots
 
 
@@ -126,6 +126,16 @@ def test_an_unknown_instance_id_is_refused_only_by_validate_current_member(profi
 
 
 @pytest.mark.parametrize("profile", STATIC)
+def test_a_join_with_an_unknown_instance_id_is_refused_in_every_release(profile: str) -> None:
+    """J5b step 5 ("memberId not in group (or given instance id unknown) → UNKNOWN_MEMBER_ID"): JoinGroup refuses
+    it in 2.x too (GroupCoordinator.scala@2.4.1 L287-291 groupInstanceIdNotFound; Kafka's
+    staticMemberJoinWithUnknownInstanceIdAndKnownMemberId); only the other 2.x APIs ignore the instance id."""
+    state = stable(LEADER, FOLLOWER)
+    found = run(state, "JoinGroup/known", profile, 1, "unknown-instance")
+    assert found == [(state, (Answer(1, "JoinGroup", "UNKNOWN_MEMBER_ID", "none", "error+id"),), ())]
+
+
+@pytest.mark.parametrize("profile", STATIC)
 @pytest.mark.parametrize("cell", ["fenced", "unknown-instance"])
 def test_a_leave_of_a_pending_id_is_judged_by_the_instance_id_only_before_3_x(profile: str, cell: str) -> None:
     """§3.4: [2.4] memberId ≠ "" and static fenced → FENCED_INSTANCE_ID, *then* a pending id is removed; [3.x] a
@@ -138,8 +148,12 @@ def test_a_leave_of_a_pending_id_is_judged_by_the_instance_id_only_before_3_x(pr
             ((LEADER, FOLLOWER, FREE), (Answer(2, "LeaveGroup", "NONE"),))]
     elif cell == "fenced":
         assert found == [(state, (Answer(2, "LeaveGroup", "FENCED_INSTANCE_ID"),), ())]
-    else:   # 2.x judges the member id alone: the pending id is removed
-        assert [answers for _, answers, _ in found] == [(Answer(2, "LeaveGroup", "NONE"),)]
+    else:
+        # [2.4] past the fencing check a pending id carrying an instance id throws IllegalStateException
+        # (GroupCoordinator.scala@2.4.1 L471-474): the labeller calls that static-pending; the handler answers
+        # UNKNOWN_SERVER_ERROR and nothing changed (Kafka's staticMemberLeaveWithIllegalStateAsPendingMember)
+        assert run(state, "LeaveGroup", profile, 2, "static-pending") == [
+            (state, (Answer(2, "LeaveGroup", "UNKNOWN_SERVER_ERROR"),), ())]
 
 
 @pytest.mark.parametrize("profile", STATIC)

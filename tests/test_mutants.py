@@ -27,9 +27,13 @@ NEW_PROFILES = ("2.4.1", "2.7.0")
 #: client do (tests/test_gate_mutants.py, bench/results/mutants-new-profiles-*.json), so it stays in the gate's set
 HIDDEN_HERE = pytest.mark.xfail(strict=True, reason="the gate's calm walks find it (seed 6 on 2.4.1); these 90 do not")
 HIDDEN = {("store-callback-ignores-generation", "2.4.1")}
+#: the answer mutants (impl/mutants/answer_bugs.py) change only an answer field at a seam random walks seldom reach
+#: (a static restart in a Stable group, a v9 follower); tests/test_output_rules.py drives a session to each seam and
+#: shows the mutant's answer rejected there while the reference's passes — their differential witness
+ANSWER_MUTANTS = "impl.mutants.answer_bugs"
 CASES = [pytest.param(m.name, p, marks=([pytest.mark.slow] if p in NEW_PROFILES else [])
                       + ([HIDDEN_HERE] if (m.name, p) in HIDDEN else []))
-         for m in MUTANTS for p in m.profiles]
+         for m in MUTANTS if m.cls.__module__ != ANSWER_MUTANTS for p in m.profiles]
 
 
 def test_at_least_fifteen_mutants_with_documentation() -> None:

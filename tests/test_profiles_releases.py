@@ -131,11 +131,12 @@ def test_members_not_rejoined_lose_their_ops(profile: str, remaining: int) -> No
         assert hb_deadlines(c, scene.follower) == []
 
 
-@pytest.mark.parametrize("profile,left", [("0.10.0", True), ("2.4.1", True), ("2.7.0", False), ("3.9", False)])
+@pytest.mark.parametrize("profile,left", [("0.10.0", True), ("2.4.1", False), ("2.7.0", False), ("3.9", False)])
 def test_unload_and_the_heartbeat_ops_of_the_dead_group(profile: str, left: bool) -> None:
-    """§4.6: 2.5.0+ tryComplete completes every op of a Dead group (onGroupUnloaded checks each member key,
-    §3.7); ≤ 2.4 tryComplete is only keep-predicate ∨ isLeaving, false for a Stable member's current op, so the
-    ops stay armed and later expire harmlessly (§3.7 "only log")."""
+    """§4.6 and SPEC.md Corrections 4: from 2.2.2/2.3.1/2.4.0 (KAFKA-8896) tryComplete completes every op of a Dead
+    group (GroupCoordinator.scala 2.4.1 lines 1113-1118; onGroupUnloaded checks each member key, §3.7). 0.10.0's
+    tryComplete is keep-predicate ∨ isLeaving only, false for a Stable member's current op, so its ops stay armed and
+    later expire harmlessly (§3.7 "only log"). (This test asserted 2.4.1 kept its ops before the correction.)"""
     scene = stable(profile)
     c = scene.c
     c.advance(100)
@@ -159,11 +160,15 @@ def test_max_size_unknown_member_while_preparing(profile: str, admitted: bool) -
         assert len(members(scene.c)) == 2
 
 
-@pytest.mark.parametrize("profile,admitted", [("2.4.1", True), ("2.7.0", False), ("3.9", False)])
-def test_max_size_pending_member_of_a_full_stable_group(profile: str, admitted: bool) -> None:
+@pytest.mark.parametrize("profile,admitted,cleared", [("2.4.1", True, None), ("2.7.0", False, False),
+                                                      ("3.9", False, True)])
+def test_max_size_pending_member_of_a_full_stable_group(profile: str, admitted: bool, cleared: bool | None) -> None:
     """A pending id (KIP-394) rejoins a Stable group that filled up meanwhile. 2.2–2.5: the check only refuses
     unknown ids and oversized known members, so it is added (→ PreparingRebalance); 2.6+: Stable accepts only an
-    existing member or |members| < max → GROUP_MAX_SIZE_REACHED, and group.remove clears the pending id."""
+    existing member or |members| < max → GROUP_MAX_SIZE_REACHED, and the coordinator calls group.remove(memberId),
+    which clears the pending id from 3.0.0 (#9958; 3.9 GroupMetadata.scala 280) but not before: 2.7.0's remove()
+    leaves pendingMembers alone (GroupMetadata.scala 2.7.0 259-268, GroupCoordinator.scala 184-187) — SPEC.md §3.1
+    J4 says "also clears pending" for 2.6.0+."""
     scene = stable(profile, n=1, cfg={"group_max_size": 2})
     c = scene.c
     c.advance(10)
@@ -183,7 +188,7 @@ def test_max_size_pending_member_of_a_full_stable_group(profile: str, admitted: 
         assert c.describe(G).state is PR and pending_id in members(c)
     else:
         assert r.result.error is Errors.GROUP_MAX_SIZE_REACHED and r.result.member_id == ""
-        assert pending_id not in pending(c) and c.describe(G).state is ST
+        assert (pending_id not in pending(c)) is cleared and c.describe(G).state is ST
 
 
 # -- §3.1 / §3.2 KIP-559 (2.5): protocol type in JoinGroup answers, protocol checks in SyncGroup -------------------

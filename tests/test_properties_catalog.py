@@ -65,7 +65,7 @@ def test_for_profile_filters_by_profile_level_and_kind() -> None:
                                          "silent-member-is-removed-within-its-session-timeout",
                                          "parked-request-is-answered-within-its-phase-bound"}
     assert for_profile("0.10.0", level="abstract", kind="eventually_within") == ()
-    assert len(for_profile("3.9", level="abstract", kind="always_step")) == 8   # the output properties
+    assert len(for_profile("3.9", level="abstract", kind="always_step")) == 9   # the output properties
     with pytest.raises(CatalogError, match="unknown profile '2.4'; the catalog knows 0.10.0, 2.4.1, 2.7.0, 3.9"):
         for_profile("2.4")
 

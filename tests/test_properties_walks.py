@@ -3,11 +3,11 @@
 Both profiles, every scope of tests/property_runs.py (deferred appends, commits, faults, crashes,
 unload) with Java-only and mixed Java/adversarial clients. The 0.10.0 findings (two live heartbeats in
 one millisecond, the Dead → Dead IllegalStateError) are kept out by ``applies_to`` and shown in
-tests/test_properties_findings.py. Also: the walks exercise what their scope offers, and are fast.
+tests/test_properties_findings.py. Also: the walks exercise what their scope offers. (How fast the checker is,
+is a benchmark figure — bench/world.py `checked_steps_per_s` — not a test.)
 """
 from __future__ import annotations
 
-import time
 from collections import Counter
 
 import pytest
@@ -43,13 +43,8 @@ def test_documented_findings_are_told_apart() -> None:
 
 
 @pytest.fixture(scope="module")
-def walks() -> dict[tuple[str, str, str], tuple[Checker, float]]:
-    out = {}
-    for case in CASES:
-        start = time.perf_counter()
-        checker, _ = walk(*case, seed=SEED, steps=STEPS)
-        out[case] = (checker, time.perf_counter() - start)
-    return out
+def walks() -> dict[tuple[str, str, str], tuple[Checker, None]]:
+    return {case: (walk(*case, seed=SEED, steps=STEPS)[0], None) for case in CASES}
 
 
 @pytest.mark.parametrize("profile,scope,clients", CASES)
@@ -69,12 +64,6 @@ def test_walk_exercises_its_scope(walks: dict, profile: str, scope: str, clients
     states = {step.group_state for step in checker.world.steps}
     assert "PreparingRebalance" in states and states & {"CompletingRebalance", "AwaitingSync"}, states
 
-
-@pytest.mark.parametrize("profile", PROFILES)
-def test_checker_speed_2000_steps_well_under_ten_seconds(walks: dict, profile: str) -> None:
-    """Every applicable property on every step; the slowest scope of the profile (measured ≈ 0.3–1 s)."""
-    slowest = max(seconds for (p, _s, _c), (_ch, seconds) in walks.items() if p == profile)
-    assert slowest < 5.0, f"{STEPS} checked steps took {slowest:.2f} s"
 
 
 @pytest.mark.parametrize("profile", PROFILES)

@@ -107,7 +107,7 @@ def heartbeat_with_rebalance_timeout(world: World) -> None:
 PLANTS = {
     "error-code": (heartbeat_rip_in_completing, ("3.9",), CALM, "Heartbeat"),
     "generation": (join_error_generation_zero, ("3.9",), SCOPE, "gen=0"),
-    "member-list-shape": (member_list_for_everyone, ("0.10.0", "3.9"), CALM, "follower+members"),
+    "member-list-shape": (member_list_for_everyone, ("0.10.0", "3.9"), CALM, "rule join-member-list"),
     "answer-vs-park": (follower_sync_answered_at_once, ("0.10.0", "3.9"), CALM, "SyncGroup"),
     # (0.10.0's JoinGroup v0 has no rebalance timeout: the two are equal there, nothing to tell apart)
     "delay-source": (heartbeat_with_rebalance_timeout, ("3.9",), TIMED, "delay=25000"),

@@ -57,7 +57,10 @@ def test_sync_leader_stores_and_answers_every_parked_sync(profile: str) -> None:
     leader_sync = c.sync_group(G, scene.gen, scene.leader,
                                {scene.leader: b"L", scene.follower: b"F", "not-a-member": b"X"})
     assert scene.state is ST and scene.gen == scene.joins[scene.leader].result.generation_id
-    assert leader_sync.result == follower_sync.result.__class__(Errors.NONE, b"L")
+    # SyncGroup v5 (KIP-559, 2.5.0+) answers name the group's protocol type and name (GroupCoordinator.scala@2.7.0
+    # L936-945); 0.10.0's answers have no such fields
+    protocol = (None, None) if profile == "0.10.0" else ("consumer", "range")
+    assert leader_sync.result == follower_sync.result.__class__(Errors.NONE, b"L", *protocol)
     assert follower_sync.result.assignment == b"F" and follower_sync.result.error is Errors.NONE
     assert was_reset(c, scene.leader) and was_reset(c, scene.follower)
     assert liveness(c, third) == third_before            # no parked SyncGroup → not answered, not reset

@@ -389,8 +389,9 @@ def test_a_member_id_with_an_unknown_instance_id(release: str) -> None:
     assert c.heartbeat(G, b, gen, "i-other").result.error is expected                   # §3.3 Stable: NONE
     assert c.commit_offsets(G, b, gen, group_instance_id="i-other").result.error is expected   # §3.5 Stable
     assert c.sync_group(G, gen, b, group_instance_id="i-other").result.error is expected       # §3.2 Stable
-    # §3.1 J5b Stable: a follower with identical metadata gets the current generation
-    assert join(c, b, "i-other").result.error is expected
+    # §3.1 J5b step 5: JoinGroup refuses an unknown instance id in every release (2.x doJoinGroup's
+    # groupInstanceIdNotFound, GroupCoordinator.scala@2.4.1 L287-291, @2.7.0 L276-280)
+    assert join(c, b, "i-other").result.error is Errors.UNKNOWN_MEMBER_ID
     assert c.leave_group(G, [(a, "i-other")]).result.member_errors == ((a, "i-other", expected),)
     assert (a in g.view.members) is unknown
     check_i4(c)

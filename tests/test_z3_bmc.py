@@ -3,7 +3,6 @@ findings at their BFS-shortest depths, and a planted violation at the depth the 
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import pytest
 
@@ -47,10 +46,8 @@ def test_a_planted_violation_is_found_at_the_depth_the_model_graph_says() -> Non
 
 @pytest.mark.slow
 @pytest.mark.parametrize("profile", ["0.10.0", "3.9"])
-def test_depth_10_at_3_members_takes_under_a_minute(profile: str) -> None:
-    started = time.perf_counter()
-    result = bmc(profile, members=3, depth=10)
-    assert time.perf_counter() - started < 60
+def test_depth_10_at_3_members_finds_exactly_the_documented_findings(profile: str) -> None:
+    result = bmc(profile, members=3, depth=10)     # its time is a figure of bench/prove.py, not a test
     assert {v.invariant for v in result.violations} == {n for n, p in FINDINGS if p == profile}
 
 

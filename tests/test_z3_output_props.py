@@ -15,7 +15,7 @@ import pytest
 
 from model.graph import build
 from model.outputs import (CURRENT, ERROR_ID, FOLLOWER, LEADER_LIST, NEW, NEW_MEMBER, NONE_GEN, REBALANCE, SESSION,
-                           Answer, Arm, Outputs)
+                           STATIC, Answer, Arm, Outputs)
 from model.profiles import MODEL_PROFILES
 from model.state import ABSENT, MEMBER, STABLE, AbstractAction, Scope, Slot, State
 from model.step import REQUEST_CELLS_KINDS, enabled, outcomes
@@ -33,11 +33,11 @@ OUTPUT = {p.name: p for p in CATALOG.values() if p.level == "abstract" and p.kin
 
 
 def test_every_output_property_has_a_twin_and_a_complete_record() -> None:
-    assert set(OUTPUT) == set(STEP_TWINS) and len(OUTPUT) == 8
+    assert set(OUTPUT) == set(STEP_TWINS) and len(OUTPUT) == 9
     for p in OUTPUT.values():
         assert p.z3 == p.name and p.claim.endswith(".") and re.search(r"SPEC\.md §", p.source)
-    only_39 = "model-new-member-delay-only-for-a-new-member"
-    assert output_properties("0.10.0") == tuple(n for n in OUTPUT if n != only_39)
+    not_on_0_10_0 = {"model-new-member-delay-only-for-a-new-member", "model-static-answer-only-to-a-static-member"}
+    assert output_properties("0.10.0") == tuple(n for n in OUTPUT if n not in not_on_0_10_0)
 
 
 def _steps(profile: str, members: int) -> list[tuple[State, AbstractAction, Outputs, State]]:
@@ -127,6 +127,8 @@ BROKEN: dict[str, tuple[State, AbstractAction, Outputs, State]] = {
                                                           (Arm("heartbeat", 1, NEW_MEMBER),)), _STABLE),
     "model-request-is-answered-or-parked":
         (_STABLE, AbstractAction("Heartbeat", 1), Outputs((), (Arm("heartbeat", 1, SESSION),)), _STABLE),
+    "model-static-answer-only-to-a-static-member":
+        (_STABLE, AbstractAction("JoinGroup/known", 1), Outputs((Answer(1, _J, "NONE", CURRENT, STATIC),)), _STABLE),
 }
 
 
@@ -195,6 +197,7 @@ MUTANTS: dict[str, tuple[str, Perturb]] = {
     "model-timer-armed-with-a-legal-delay-source": ("0.10.0", _swap("rules", "SOURCE", REBALANCE, SESSION)),
     "model-new-member-delay-only-for-a-new-member": ("3.9", _session_as_new_member),
     "model-request-is-answered-or-parked": ("0.10.0", _heartbeat_unanswered),
+    "model-static-answer-only-to-a-static-member": ("3.9", _swap("steps", "SHAPE", FOLLOWER, STATIC)),
 }
 
 def test_every_output_property_has_a_mutant() -> None:

@@ -4,7 +4,6 @@ strengthening claims are needed; the findings are exactly the invariants the gra
 from __future__ import annotations
 
 import dataclasses
-import time
 
 import pytest
 
@@ -22,9 +21,7 @@ PROFILES = [pytest.param(p, marks=[pytest.mark.slow] if p in SLOW_PROFILES else 
 
 @pytest.mark.parametrize("profile", PROFILES)
 def test_every_invariant_of_the_proof_set_is_proved(profile: str) -> None:
-    started = time.perf_counter()
-    results = prove(profile)
-    assert time.perf_counter() - started < 60
+    results = prove(profile)                       # its time is a figure of bench/prove.py, not a test
     claims, findings = proof_set(profile)
     assert {r.invariant: r.status for r in results} == {**{n: PROVED for n in claims},
                                                         **{n: FINDING for n in findings}}

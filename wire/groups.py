@@ -30,12 +30,16 @@ class Commit:
 
 def join_fields(version: int, req: Any) -> dict[str, Any]:
     """JoinGroup: v0 has no rebalance timeout, Kafka uses the session timeout (SPEC.md §3.1, KIP-62);
-    requireKnownMemberId = v4+ and no group instance id (SPEC.md §3.1, KIP-394/KIP-345)."""
+    requireKnownMemberId = v4+ and no group instance id (SPEC.md §3.1, KIP-394/KIP-345); supportSkippingAssignment
+    = v9+ (KIP-814: KafkaApis hands the coordinator ``request.version >= 9``)."""
     instance = req.group_instance_id if version >= 5 else None
-    return dict(group_id=req.group_id, member_id=req.member_id, session_timeout_ms=req.session_timeout_ms,
-                rebalance_timeout_ms=req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms,
-                protocol_type=req.protocol_type, protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
-                group_instance_id=instance, require_known_member_id=version >= 4 and instance is None)
+    fields = dict(group_id=req.group_id, member_id=req.member_id, session_timeout_ms=req.session_timeout_ms,
+                  rebalance_timeout_ms=req.rebalance_timeout_ms if version >= 1 else req.session_timeout_ms,
+                  protocol_type=req.protocol_type, protocols=[(p.name, bytes(p.metadata)) for p in req.protocols],
+                  group_instance_id=instance, require_known_member_id=version >= 4 and instance is None)
+    if version >= 9:
+        fields["support_skipping_assignment"] = True
+    return fields
 
 
 def sync_fields(version: int, req: Any) -> dict[str, Any]:
@@ -92,7 +96,7 @@ def join_response(version: int, result: Any) -> Any:
     name = result.protocol_name if version >= 7 else (result.protocol_name or "")
     return cls(throttle_time_ms=0, error_code=int(result.error), generation_id=result.generation_id,
                protocol_type=result.protocol_type, protocol_name=name, leader=result.leader_id or "",
-               skip_assignment=False, member_id=result.member_id, members=members)
+               skip_assignment=bool(result.skip_assignment), member_id=result.member_id, members=members)
 
 
 def sync_response(version: int, result: Any, protocol: tuple[str | None, str | None]) -> Any:

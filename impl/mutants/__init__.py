@@ -69,7 +69,7 @@ def all_mutants() -> list[Mutant]:
 
 
 def _load() -> None:
-    from impl.mutants import bugs, static_bugs  # noqa: F401  (registers the mutants)
+    from impl.mutants import answer_bugs, bugs, guard_bugs, static_bugs  # noqa: F401  (registers the mutants)
 
 
 __all__ = ["MUTANTS", "Mutant", "UnknownMutantError", "all_mutants", "coordinator_class", "get_mutant", "mutant"]

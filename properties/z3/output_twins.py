@@ -13,7 +13,7 @@ from typing import Callable
 
 import z3
 
-from model.outputs import LEADER_LIST, NEW, NEW_MEMBER, NO_FIELD, SOURCES, Outputs
+from model.outputs import ERROR_PRIOR, LEADER_LIST, NEW, NEW_MEMBER, NO_FIELD, SOURCES, STATIC, Outputs
 from model.state import PENDING, AbstractAction, State
 from properties.abstract_outputs import REQUESTS
 from properties.z3.domain import STATUS, Expr, Finite
@@ -107,17 +107,27 @@ def _answered_or_parked(v: Terms, kind: str, arg: str, m: Expr | None, o: Outs, 
     return z3.Or(o.answered(api, m), parked.get(api, z3.BoolVal(False)))
 
 
+@step_twin("model-static-answer-only-to-a-static-member")
+def _static_answer(v: Terms, kind: str, arg: str, m: Expr | None, o: Outs, v2: Terms) -> Expr:
+    def static_shape(x: Expr) -> Expr:
+        shape = o.get("JoinGroup.shape", x)
+        return z3.And(o.answered("JoinGroup", x), z3.Or(shape == SHAPE[STATIC], shape == SHAPE[ERROR_PRIOR]))
+    # (a vocabulary without static members has ``static`` False everywhere: there the claim is "no such answer")
+    return v2.forall(lambda x: z3.Implies(static_shape(x), z3.And(v2.is_member(x), v2.get("static", x))))
+
+
 # -- the formulas on one explicit step --------------------------------------------------------------
-_COPIES: dict[tuple[int, int], tuple[Terms, Outs, Terms]] = {}
+_COPIES: dict[tuple[int, int, bool], tuple[Terms, Outs, Terms]] = {}
 _FORMULAS: dict[tuple[object, ...], Expr] = {}
 
 
 def evaluate_step_twins(before: State, step_action: AbstractAction, outputs: Outputs, after: State,
                         names: list[str]) -> dict[str, bool]:
     """Each step twin of ``names`` on one explicit step (``after`` with slot positions kept, slot i = member i)."""
-    key = (len(before.slots), max(len(before.appends), len(after.appends), 1))
+    static = any(s.static or s.persist for s in before.slots + after.slots)
+    key = (len(before.slots), max(len(before.appends), len(after.appends), 1), static)
     if key not in _COPIES:
-        voc = Vocabulary(Finite(key[0]), key[1], z3.BoolVal(True), z3.BoolVal(True))
+        voc = Vocabulary(Finite(key[0]), key[1], z3.BoolVal(True), z3.BoolVal(True), static)
         _COPIES[key] = (voc.state("b"), Outs.declare(voc.dom, "o"), voc.state("a"))
     v, o, v2 = _COPIES[key]
     dom = v.dom

@@ -18,9 +18,9 @@ from typing import Callable
 
 import z3
 
-from model.outputs import (CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, JOIN_OP,
-                           LEADER, LEADER_LIST, NEW, NEW_MEMBER, NO_FIELD, NONE_GEN, PENDING_OP, REBALANCE, SESSION,
-                           SYNC_OP, Answer, Arm, Outputs, store_error)
+from model.outputs import (CURRENT, HEARTBEAT_OP, INITIAL, INITIAL_JOIN_OP, JOIN_OP, JOIN_SHAPES, NEW, NEW_MEMBER,
+                           NO_FIELD, NONE_GEN, PENDING_OP, REBALANCE, SESSION, SYNC_OP, Answer, Arm, Outputs,
+                           store_error)
 from model.profiles import MODEL_PROFILES
 from properties.z3.domain import Domain, Expr, Field, enum_sort, value_of
 from properties.z3.encoding import evaluate
@@ -36,7 +36,7 @@ _ERRORS |= {e for p in MODEL_PROFILES.values() for table in (p.heartbeat_answers
                                                               p.loading_answers) for e in table.values()}
 ErrorSort, ERROR = enum_sort("Error", tuple(sorted(_ERRORS)))
 GenSort, GEN = enum_sort("Gen", (CURRENT, NEW, NONE_GEN, NO_FIELD))
-ShapeSort, SHAPE = enum_sort("Shape", (LEADER_LIST, LEADER, FOLLOWER, ERROR_ID, ERROR_NO_ID, NO_FIELD))
+ShapeSort, SHAPE = enum_sort("Shape", JOIN_SHAPES + (NO_FIELD,))
 SourceSort, SOURCE = enum_sort("Source", (NO_FIELD, SESSION, NEW_MEMBER, REBALANCE, INITIAL))
 _OUT_VALUES: dict[int, object] = {c.get_id(): v for table in (ERROR, GEN, SHAPE, SOURCE) for v, c in table.items()}
 TRUE, FALSE = z3.BoolVal(True), z3.BoolVal(False)

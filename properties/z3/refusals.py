@@ -34,7 +34,8 @@ STATIC_CELLS = ("unsupported", "fenced", "unknown-instance")
 STATIC_REQUEST_API = {"JoinGroup/static-new": "JoinGroup", "JoinGroup/static-rejoin": "JoinGroup"}
 STATIC_REFUSAL_KINDS: tuple[tuple[str, str], ...] = tuple(
     (k, c) for k in REQUEST_API for c in STATIC_CELLS) + tuple(
-    (k, c) for k in STATIC_REQUEST_API for c in REFUSAL_CELLS + STATIC_CELLS) + (("JoinGroup/known", "static-pending"),)
+    (k, c) for k in STATIC_REQUEST_API for c in REFUSAL_CELLS + STATIC_CELLS) + (
+    ("JoinGroup/known", "static-pending"), ("LeaveGroup", "static-pending"))
 
 
 def _valid_requester(w: SW, kind: str, i: Expr | None) -> Expr:
@@ -74,8 +75,10 @@ def _refused(p: ModelProfile, w: SW, kind: str, cell: str, i: Expr | None) -> Ws
         return refuse(ERROR["INVALID_SESSION_TIMEOUT"])
     if cell == "bad-protocol":   # J5a/J5b step 2, before the member id is looked at (§3.1, §3.6)
         return refuse(ERROR["INCONSISTENT_GROUP_PROTOCOL"])
-    if cell == "static-pending":   # J5b step 3: IllegalStateException → the handler's error response, no member id
+    if cell == "static-pending":   # J5b step 3, §3.4 [2.4]: IllegalStateException → the handler's error response
         assert i is not None
+        if api != "JoinGroup":
+            return refuse(ERROR["UNKNOWN_SERVER_ERROR"])
         w.answer(i, api, ERROR["UNKNOWN_SERVER_ERROR"], GEN[NONE_GEN], SHAPE[ERROR_NO_ID])
         return [w]
     absent = cell in ("fenced", "unknown-instance") and w.holds(w.is_group(ABSENT_GROUP))
@@ -85,7 +88,8 @@ def _refused(p: ModelProfile, w: SW, kind: str, cell: str, i: Expr | None) -> Ws
                      and w.holds(w.get("status", i) == STATUS[PENDING]))
     if cell == "fenced" and not absent and not pending_leave:   # J5b 4, §3.2 2, §3.3, §3.4, §3.5
         return refuse(ERROR["FENCED_INSTANCE_ID"])
-    if cell == "unknown-instance" and p.validate_current_member and not absent and not pending_leave:
+    unknown_instance = cell == "unknown-instance" and (p.validate_current_member or api == "JoinGroup")   # J5b 5
+    if unknown_instance and not absent and not pending_leave:
         return refuse(ERROR["UNKNOWN_MEMBER_ID"])
     if api == "JoinGroup":
         return [] if w.holds(valid) else refuse(ERROR["UNKNOWN_MEMBER_ID"])

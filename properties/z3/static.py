@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import z3
 
-from model.outputs import CURRENT, ERROR_ID, ERROR_NO_ID, FOLLOWER, NONE_GEN
+from model.outputs import CURRENT, ERROR_ID, ERROR_PRIOR, NONE_GEN, STATIC
 from model.profiles import ModelProfile
 from model.state import ABSENT, ABSENT_GROUP, APPEND_STATIC, COMPLETING, PREPARING
 from properties.z3.domain import GROUP, KIND, STATUS, Appends, Expr
@@ -41,13 +41,15 @@ def join_static_new(p: ModelProfile, w: SW, i: Expr) -> Ws:
 
 
 def _leave_ops_behind(w: SW, i: Expr) -> None:
-    """The old member id's heartbeat ops stay armed under that id: some free member takes them."""
-    watch = w.get("watch", i)
+    """The old member id's heartbeat ops stay armed under that id, and so does its place in pendingSyncMembers
+    (SPEC.md Corrections 3): some free member takes them."""
+    watch, owed = w.get("watch", i), w.get("pending_sync", i)
     j = w.ctx.choose(w.dom.sort)
-    moved = watch != W0
+    moved = z3.Or(watch != W0, owed)
     w.guards.append(z3.Implies(moved, z3.And(free_slot(w, j), j != i)))
     w.slots["watch"] = w.dom.ite(moved, w.dom.put(w.slots["watch"], j, watch), w.slots["watch"])
-    w.set(i, watch=W0)
+    w.slots["pending_sync"] = w.dom.ite(moved, w.dom.put(w.slots["pending_sync"], j, owed), w.slots["pending_sync"])
+    w.set(i, watch=W0, pending_sync=FALSE)
 
 
 def static_rejoin(p: ModelProfile, w: SW, i: Expr, changed: bool = False) -> Ws:
@@ -67,8 +69,8 @@ def static_rejoin(p: ModelProfile, w: SW, i: Expr, changed: bool = False) -> Ws:
 
 
 def _answer_current(w: SW, i: Expr, when: Expr | None = None) -> SW:
-    """The current generation at once: the *old* leader id, no member list, NONE."""
-    w.answer(i, "JoinGroup", ERROR["NONE"], GEN[CURRENT], SHAPE[FOLLOWER], when=when)
+    """The current generation, NONE, in the ``static`` shape (model.outputs.join_layout)."""
+    w.answer(i, "JoinGroup", ERROR["NONE"], GEN[CURRENT], SHAPE[STATIC], when=when)
     return w.set(i, awaiting_join=FALSE)
 
 
@@ -134,15 +136,19 @@ STALE_GUARD = stale_guard
 
 def _revert(p: ModelProfile, w: SW, i: Expr) -> Ws:
     """Failure: the parked join is dropped, the id goes back (a parked SyncGroup is fenced), the heartbeat is
-    rescheduled under the old id — whose own op, if still armed, may complete — and the JoinGroup is answered the
-    store error with member id ""."""
+    rescheduled under the old id — whose own op, if still armed, may complete, and whose pending sync (Corrections 3)
+    comes back with it — and the JoinGroup is answered the store error with member id "" and the prior leader."""
     w.answer(i, "SyncGroup", ERROR["FENCED_INSTANCE_ID"], when=w.get("awaiting_sync", i))
-    w.answer(i, "JoinGroup", ERROR[STORE_ERROR], GEN[CURRENT], SHAPE[ERROR_NO_ID])
+    w.answer(i, "JoinGroup", ERROR[STORE_ERROR], GEN[CURRENT], SHAPE[ERROR_PRIOR])
     w.set(i, awaiting_join=FALSE, awaiting_sync=FALSE)
     b = w.snapshot()
     _leave_ops_behind(w, i)
     done, k = w.ctx.choose(z3.BoolSort()), w.ctx.choose(w.dom.sort)
-    w.guards.append(z3.Implies(done, z3.And(b.get("status", k) == STATUS[ABSENT], b.get("watch", k) != W0)))
+    w.guards.append(z3.Implies(done, z3.And(b.get("status", k) == STATUS[ABSENT],
+                                            z3.Or(b.get("watch", k) != W0, b.get("pending_sync", k)))))
     fewer = z3.If(b.get("watch", k) == WMANY, W1, W0)
     w.slots["watch"] = w.dom.ite(done, w.dom.put(w.slots["watch"], k, fewer), w.slots["watch"])
+    owed = z3.And(done, b.get("pending_sync", k))
+    w.slots["pending_sync"] = w.dom.ite(owed, w.dom.put(w.dom.put(w.slots["pending_sync"], k, FALSE), i, TRUE),
+                                        w.slots["pending_sync"])
     return reschedule(p, w, i)

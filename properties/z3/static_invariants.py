@@ -6,8 +6,8 @@ from typing import Callable
 
 import z3
 
-from model.state import APPEND_STATIC, INITIAL_JOIN, PREPARING, STABLE, State
-from properties.z3.domain import JOIN_OP, KIND, Expr, Finite
+from model.state import APPEND_STATIC, COMPLETING, INITIAL_JOIN, PENDING, PREPARING, STABLE, State
+from properties.z3.domain import JOIN_OP, KIND, STATUS, Expr, Finite
 from properties.z3.encoding import Terms, Vocabulary, assignment
 from properties.z3.static import owned
 
@@ -61,6 +61,12 @@ def _new_in_preparing(v: Terms) -> Expr:
 @twin("model-persisted-member-never-in-an-initial-join")
 def _persist_not_initial(v: Terms) -> Expr:
     return v.forall(lambda x: z3.Implies(v.get("persist", x), v.join_op != JOIN_OP[INITIAL_JOIN]))
+
+
+@twin("model-pending-sync-only-after-join-for-members-or-replaced-ids")
+def _pending_sync_left_behind(v: Terms) -> Expr:
+    return v.forall(lambda x: z3.Implies(v.get("pending_sync", x), z3.And(
+        v.get("status", x) != STATUS[PENDING], v.is_group(COMPLETING, STABLE))))
 
 
 _COPIES: dict[tuple[int, int], Terms] = {}

@@ -21,7 +21,7 @@ from model.profiles import ModelProfile, get_model_profile
 from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, APPEND_STATIC, COMPLETING, EMPTY, INITIAL_JOIN, MEMBER,
                          NO_JOIN, PENDING, PREPARING, STABLE)
 from properties.z3.domain import GROUP, JOIN_OP, KIND, STATUS, Expr
-from properties.z3.encoding import Terms, Vocabulary, equal
+from properties.z3.encoding import Terms, Vocabulary, equal, free_slot
 from properties.z3.outputs import ERROR, GEN, SHAPE, SOURCE, STORE_ERROR, UNDEFINED, Outs, Unrecorded, equal_outs
 from properties.z3.rules import (FALSE, TRUE, W0, W1, WMANY, add_member, check_join, complete_join, each,
                                  leave_completing, maybe_prepare, prepare, remove, remove_where, reschedule,
@@ -171,8 +171,8 @@ def _expire_join(p: ModelProfile, w: SW) -> Ws:
 def _expire_sync(p: ModelProfile, w: SW) -> Ws:
     w.sync_op = FALSE
 
-    def laggard(b: Terms, x: Expr) -> Expr:   # members that never sent SyncGroup within the rebalance timeout
-        return z3.And(b.is_member(x), b.get("pending_sync", x))
+    def laggard(b: Terms, x: Expr) -> Expr:   # members that never sent SyncGroup within the rebalance timeout, and
+        return b.get("pending_sync", x)       # ids a static restart left in pendingSyncMembers (Corrections 3)
     if not w.holds(w.is_group(COMPLETING, STABLE)) or not w.holds(w.exists(lambda x: laggard(w, x))):
         return [w]
     return each(remove_where(p, w, laggard, complete_ops=True), lambda x: prepare(p, x))
@@ -235,7 +235,7 @@ def enabled(p: ModelProfile, w: Terms, kind: str, arg: str, i: Expr | None) -> E
     """model.step.enabled for one action kind (free slots are not told apart: symmetry is the caller's)."""
     if i is not None:
         status, watch = w.get("status", i), w.get("watch", i)
-        free = z3.And(status == STATUS[ABSENT], watch == W0)
+        free = free_slot(w, i)   # model.state.FREE: an id left in pendingSyncMembers is no free slot
         static = z3.BoolVal(w.voc.static and p.static_members)   # scope.static and a release with KIP-345
         return {"JoinGroup/static-new": z3.And(static, free),
                 "JoinGroup/static-rejoin": z3.And(static, w.get("static", i)),

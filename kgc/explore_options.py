@@ -12,15 +12,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Callable
 
-from explore.checkpoint import Recorded, UnsafeCheckpoint, recorded
+from explore.checkpoint import CHECKPOINT_FORMAT, Recorded, UnsafeCheckpoint, recorded
 from explore.scopes import SCOPES, SHARED_CLIENT_ID, UnknownScopeError, get_scope
 from explore.space import ExploreSpec
 from harness.scope import Scope
 from impl.mutants import get_mutant
-from impl.profiles import get_profile
+from impl.profiles import DEFAULT_PROFILE, get_profile
 
 #: the space's options and their defaults for a new run (a resumed one takes the checkpoint's)
-SPACE_DEFAULTS = {"profile": "3.9", "members": 2, "depth": 10, "scope": "basic", "max_time_ms": None,
+SPACE_DEFAULTS = {"profile": DEFAULT_PROFILE, "members": 2, "depth": 10, "scope": "basic", "max_time_ms": None,
                   "mutant": None, "por": False, "no_reduce": False, "symmetry": False}
 RUN_DEFAULTS = {"engine": "local", "search": "bfs"}
 
@@ -85,8 +85,9 @@ def checkpoint_of(directory: Path) -> Recorded:
     try:
         found = recorded(directory)
     except (UnsafeCheckpoint, ValueError, KeyError, TypeError) as exc:
-        raise ExploreUsageError(f"the checkpoint in {directory} cannot be read ({type(exc).__name__}: "
-                                f"{str(exc)[:120]}); start again with --out {directory}.") from None
+        raise ExploreUsageError(f"the checkpoint in {directory} is damaged or not a {CHECKPOINT_FORMAT} file "
+                                f"({type(exc).__name__}: {str(exc)[:120]}); delete it and start again with --out "
+                                f"{directory}.") from None
     if found is None:
         raise ExploreUsageError(f"nothing to resume in {directory}: no checkpoint there (a run writes one with "
                                 f"--out {directory}).")

@@ -165,16 +165,21 @@ def sync_assignment(error: str) -> str:
 TOP_LEVEL, PER_MEMBER, SINGLE = "top", "member", "single"
 #: the request cells whose error is the pre-check's (SPEC.md §3.0): top level, before any identity is looked at
 PRECHECK_CELLS = frozenset({"not-coordinator", "loading"})
+#: the request cells in which the coordinator throws and the request handler answers the whole request with the
+#: API's error response (KafkaApis.handleError): for a LeaveGroup v3+ a top-level error and no member entries —
+#: 2.x's pending member id sent with a group.instance.id (§3.4 [2.4], GroupCoordinator.scala@2.4.1 L471-474)
+THROWN_CELLS = frozenset({"static-pending"})
 
 
 def leave_layout(batch: bool, cell: str) -> str:
     """Where a LeaveGroup answer of the model puts its error. Before 2.4 (no batch leave) the one error is the
     answer's. From 2.4 (KAFKA-8221, SPEC.md §3.4) a pre-check failure is the top-level error with no member entries;
     otherwise the top-level error is NONE — even when the group is absent — and each identity of the request gets
-    its own entry, with the model's answer to that identity's LeaveGroup as its error."""
+    its own entry, with the model's answer to that identity's LeaveGroup as its error; where the coordinator throws
+    (THROWN_CELLS) the error is the whole answer's, top level, with no entries."""
     if not batch:
         return SINGLE
-    return TOP_LEVEL if cell in PRECHECK_CELLS else PER_MEMBER
+    return TOP_LEVEL if cell in PRECHECK_CELLS or cell in THROWN_CELLS else PER_MEMBER
 
 
 #: what an append stores

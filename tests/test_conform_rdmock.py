@@ -59,4 +59,4 @@ def test_the_command_ends_with_a_report_and_says_which_versions_it_spoke(tmp_pat
     # the mock advertises JoinGroup v6 (flexible) but reads its protocol list as a v5 int32 count and closes the
     # connection (rdkafka_mock_handlers.c, rd_kafka_mock_handle_JoinGroup): a closed difference, not a crash
     assert ("a.JoinGroup.1", "closed") in {(d["step"], d["class"]) for d in probe["differences"]}
-    assert sorted(os.listdir(out)) == ["conform.json", "junit.xml", "report.html", "report.md"]
+    assert sorted(os.listdir(out)) == [".kgc-lock", "conform.json", "junit.xml", "report.html", "report.md"]

@@ -122,6 +122,7 @@ def response_fields(api: str, response: Any) -> dict[str, Any]:
         return dict(error_code=response.error_code, generation_id=response.generation_id,
                     protocol_type=getattr(response, "protocol_type", None), protocol_name=response.protocol_name,
                     leader=response.leader, member_id=response.member_id,
+                    skip_assignment=getattr(response, "skip_assignment", None),   # v9+ (KIP-814)
                     members=[dict(member_id=m.member_id, group_instance_id=getattr(m, "group_instance_id", None),
                                   metadata=bytes(m.metadata).decode("latin-1")) for m in response.members])
     if api == "SyncGroup":

@@ -177,14 +177,15 @@ FINDINGS: tuple[Finding, ...] = (
         "unloaded-skip-assignment-leader-store-throws",
         profiles_where(all_of(when("static-rejoin-persisted-in-stable"), when("static-rejoin-skips-assignment"))),
         ("no-illegal-state-error", "parked-join-only-in-preparing-rebalance",
-         "parked-request-belongs-to-a-current-member"),
+         "parked-request-belongs-to-a-current-member", "parked-request-is-answered-not-dropped"),
         "The case of unload-leaves-a-static-restarts-join-parked where the restart is the leader's with a JoinGroup "
         "v9+ (KIP-814, 3.2+): the store callback succeeds on the unloaded group object, now Dead, and its "
         "supportSkippingAssignment branch lists the members for the leader with currentMemberMetadata before it "
         "answers — which throws IllegalStateException on a Dead group (GroupCoordinator.scala 3.9.0-rc3 lines "
         "1396–1423, 3.9.1 lines 1398–1425 under the lock KAFKA-18263 added, no state check either; GroupMetadata.scala "
         "3.9.0-rc3 and 3.9.1 lines 591–593). The exception leaves the callback: the JoinGroup is never answered and "
-        "stays parked on the Dead object; nothing else changes. The model predicts it (model/outputs.py "
+        "stays parked on the Dead object — until that object goes out of reach (its last op fires), unanswered; "
+        "nothing else changes. The model predicts it (model/outputs.py "
         "answerable_on_a_dead_group: an orphan static append answers no v9 leader). Found by the gate's static walk "
         "with partition moves (walk static-partition seed 0).",
         "unloaded_skip_assignment_leader_store_throws"),

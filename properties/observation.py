@@ -131,6 +131,7 @@ class RequestObs:
     session_timeout_ms: int
     rebalance_timeout_ms: int
     group_instance_id: str | None = None
+    asked_to_skip: bool = False   # a JoinGroup v9+ (KIP-814: supportSkippingAssignment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -289,7 +290,8 @@ def observe_again(seen: Observation, world: World) -> Observation:
 
 def _inflight(world: World) -> tuple[RequestObs, ...]:
     return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms,
-                            r.group_instance_id) for k, r in sorted(world.net.requests.items()))
+                            r.group_instance_id, r.support_skipping_assignment)
+                 for k, r in sorted(world.net.requests.items()))
 
 
 def delivered_key(action: Action) -> tuple[int, int] | None:
@@ -308,7 +310,7 @@ def delivered_request(before: Observation, step: Step) -> RequestObs | None:
     if action.kind == "Receive":
         r = WireRequest.from_payload(str(action.arg))
         return RequestObs((action.client, r.corr), r.api, r.member_id, r.generation_id, r.session_timeout_ms,
-                          r.rebalance_timeout_ms, r.group_instance_id)
+                          r.rebalance_timeout_ms, r.group_instance_id, r.support_skipping_assignment)
     if action.kind == "DeliverRequest" and isinstance(action.arg, int):
         return before.request((action.client, action.arg))
     return None

@@ -9,6 +9,7 @@ import dataclasses
 
 import pytest
 
+from core.actions import Action
 from core.trace import Trace
 from core.types import GroupState
 from harness.client_versions import CLIENT_3_X
@@ -210,3 +211,48 @@ def test_the_model_has_no_answer_for_a_v9_leader_on_a_dead_group(monkeypatch: py
     monkeypatch.setattr(GroupMetadata, "current_member_metadata", listing)
     run = _run(_record(STRANDED.name, "3.9"))
     assert [(v.property, v.step) for v in run.violations] == [(REFINES, run.world.steps[-1].index)]
+
+
+def _stored_before_the_unload() -> CheckedRun:
+    """STRANDED's record up to its second unload, then the store succeeds on the live group: the v9 leader's restart
+    is answered from the store callback (KIP-814)."""
+    trace = _record(STRANDED.name, "3.9")
+    actions = actions_of(trace)
+    cut = max(i for i, a in enumerate(actions) if a.kind == "UnloadGroup")
+    store = actions[-1]
+    assert store.kind == "CompleteAppend" and store.arg == "NONE"
+    return _run_actions(trace, actions[:cut] + [store])
+
+
+def _run_actions(trace: Trace, actions: list[Action]) -> CheckedRun:
+    world = world_for(dataclasses.replace(trace, steps=()), record=True)
+    run = CheckedRun(world)
+    for action in actions:
+        assert not run.over and world.is_enabled(action), action
+        run.step(action)
+    return run
+
+
+def test_a_v9_leaders_store_answer_lists_the_members() -> None:
+    """KIP-814 (Corrections 1): the store callback answers the v9 leader with the real leader, the member list and
+    skipAssignment — and the generic JoinGroup properties judge that answer like any other, cleanly."""
+    run = _stored_before_the_unload()
+    answer = next(r for r in run.world.steps[-1].responses if r.api == "JoinGroup")
+    group = run.world.coord.groups[run.world.group_id]
+    assert answer.error == "NONE" and answer.skip_assignment and answer.leader_id == answer.member_id
+    assert sorted(answer.members) == sorted(group.members)
+    assert run.violations == []
+
+
+def test_a_v9_leaders_store_answer_without_the_list_is_caught(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A planted mutant that answers the v9 leader's restart without the member list: the leader-list property
+    catches it (and refinement, through the model's static/skip layout)."""
+    original = StaticMembershipMixin._static_rejoin_result
+
+    def unlisted(self, group, rejoin):   # type: ignore[no-untyped-def]
+        return dataclasses.replace(original(self, group, rejoin), members=())
+
+    monkeypatch.setattr(StaticMembershipMixin, "_static_rejoin_result", unlisted)
+    run = _stored_before_the_unload()
+    assert {(v.property, v.step) for v in run.violations} == {
+        ("only-the-leader-receives-the-member-list", run.world.steps[-1].index), (REFINES, run.world.steps[-1].index)}

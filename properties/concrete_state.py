@@ -339,6 +339,22 @@ def new_member_awaits(obs: Observation) -> Witness | None:
     return None
 
 
+#: the documented finding (properties/findings.py) of a static restart whose old member id still owes a SyncGroup
+OLD_ID_OWES_SYNC = "static-restart-leaves-its-old-id-owing-a-sync"
+
+
+def replaced_static_ids(g: GroupObs) -> frozenset[str]:
+    """The finding static-restart-leaves-its-old-id-owing-a-sync: replaceStaticMember re-keys the member but leaves
+    pendingSyncMembers alone (SPEC.md Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340), so an old id that
+    owed a SyncGroup stays in the set though it is no member. Exactly those ids: pending-sync ids that are no member
+    and that name a static instance of the group whose member id is now another — a static member's id is its
+    group.instance.id, "-" and a UUID (GroupMetadata.generateMemberId, 3.9.0-rc3 lines 416-422)."""
+    if not excused(OLD_ID_OWES_SYNC):
+        return frozenset()
+    return frozenset(mid for mid in g.pending_sync_members - g.member_ids
+                     if any(mid.startswith(f"{inst}-") and now != mid for inst, now in g.static_members))
+
+
 @always("members-owing-a-sync-are-watched-by-a-delayed-sync",
         claim="pendingSyncMembers are members, exist only in CompletingRebalance or Stable, and are then watched "
               "by a live DelayedSync of the current generation.",
@@ -348,7 +364,8 @@ def pending_sync_watched(obs: Observation) -> Witness | None:
     if g is None or not g.pending_sync_members:
         return None
     syncs = [op for op in obs.ops_of(g.incarnation, ("DelayedSync",)) if op.generation_id == g.generation_id]
-    if not g.pending_sync_members <= g.member_ids or g.state not in (CR, S) or not syncs:
+    owed = g.pending_sync_members - replaced_static_ids(g)
+    if not owed <= g.member_ids or g.state not in (CR, S) or not syncs:
         every = obs.ops_of(g.incarnation, ("DelayedSync",))
         return {"pending_sync_members": sorted(g.pending_sync_members), "members": sorted(g.member_ids),
                 "state": g.state.value, "generation": g.generation_id,

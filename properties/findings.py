@@ -189,6 +189,19 @@ FINDINGS: tuple[Finding, ...] = (
         "answerable_on_a_dead_group: an orphan static append answers no v9 leader). Found by the gate's static walk "
         "with partition moves (walk static-partition seed 0).",
         "unloaded_skip_assignment_leader_store_throws"),
+    Finding(
+        "static-restart-leaves-its-old-id-owing-a-sync",
+        profiles_where(all_of(when("static-membership"), when("delayed-sync"))),
+        ("members-owing-a-sync-are-watched-by-a-delayed-sync",),
+        "A static member that restarts (JoinGroup with member id \"\" and its group.instance.id) while its old member "
+        "id still owes a SyncGroup of the current generation (3.0+, KAFKA-12890's pendingSyncMembers): "
+        "replaceStaticMember re-keys the member and fences the old id's parked requests but leaves pendingSyncMembers "
+        "untouched (SPEC.md Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340, unchanged in 3.9.1), so the "
+        "set holds an id that is no member, and the new id's SyncGroup cannot clear it — the DelayedSync expires and "
+        "rebalances the group (GroupCoordinator.scala 3.9.0-rc3 lines 1656-1687). The model has it (model/static.py "
+        "_leave_ops_behind: a free slot keeps the owed SyncGroup). Found by the gate's static walk with partition "
+        "moves once the v9 leader's finding let it run on.",
+        "static_restart_leaves_its_old_id_owing_a_sync"),
 )
 
 #: the finding whose IllegalStateError the properties below may follow

@@ -26,7 +26,8 @@ UNWATCHED = get_finding("static-store-answer-leaves-no-expiration")
 DEPARTED = get_finding("failed-static-store-of-a-departed-member-throws")
 UNLOADED = get_finding("unload-leaves-a-static-restarts-join-parked")
 STRANDED = get_finding("unloaded-skip-assignment-leader-store-throws")
-FOUND = (CAPTURED, UNWATCHED, DEPARTED, UNLOADED, STRANDED)
+OWING = get_finding("static-restart-leaves-its-old-id-owing-a-sync")
+FOUND = (CAPTURED, UNWATCHED, DEPARTED, UNLOADED, STRANDED, OWING)
 
 
 def _record(name: str, profile: str) -> Trace:
@@ -36,8 +37,8 @@ def _record(name: str, profile: str) -> Trace:
 
 def test_the_findings_are_the_releases_with_the_persist_path() -> None:
     for f in FOUND:
-        # KIP-814's skipAssignment (3.2+) narrows STRANDED to the runnable profile that has both
-        assert f.profiles == (("3.9",) if f is STRANDED else ("2.7.0", "3.9")) and f.fixed_in is None, f.name
+        # KIP-814's skipAssignment (3.2+) and KAFKA-12890's pendingSyncMembers (2.8.1+) narrow the last two to 3.9
+        assert f.profiles == (("3.9",) if f in (STRANDED, OWING) else ("2.7.0", "3.9")) and f.fixed_in is None, f.name
 
 
 def _unexcused_run(name: str, profile: str, prop: str):   # type: ignore[no-untyped-def]
@@ -256,3 +257,31 @@ def test_a_v9_leaders_store_answer_without_the_list_is_caught(monkeypatch: pytes
     run = _stored_before_the_unload()
     assert {(v.property, v.step) for v in run.violations} == {
         ("only-the-leader-receives-the-member-list", run.world.steps[-1].index), (REFINES, run.world.steps[-1].index)}
+
+
+def test_a_static_restart_leaves_its_old_id_owing_a_sync() -> None:
+    trace = _record(OWING.name, "3.9")
+    prop = "members-owing-a-sync-are-watched-by-a-delayed-sync"
+    _, run, v = _unexcused_run(OWING.name, "3.9", prop)
+    step = run.world.steps[v.step]
+    replaced = [e for e in step.events if type(e).__name__ == "StaticMemberReplaced"]
+    assert step.action.kind == "DeliverRequest" and len(replaced) == 1   # the restart itself
+    old_id = replaced[0].old_member_id   # type: ignore[attr-defined]
+    group = run.world.coord.groups[run.world.group_id]
+    assert old_id in group.pending_sync_members and old_id not in group.members   # Corrections 3
+    assert replay_checked(trace, actions_of(trace), prop) is None
+
+
+def test_the_owed_sync_excuse_is_only_for_a_replaced_static_id() -> None:
+    """Planted look-alikes on the recorded run (excuse on): an id in pendingSyncMembers that is no member and names
+    no static instance, or names the instance of the member it still is, breaks the property."""
+    from properties.concrete_state import pending_sync_watched
+    trace = _record(OWING.name, "3.9")
+    run = _run_actions(trace, actions_of(trace))
+    group = run.world.coord.groups[run.world.group_id]
+    assert pending_sync_watched(observe(run.world)) is None
+    for planted in ("c9-1", "i9-1"):   # a dynamic-looking id, an instance the group does not have
+        group.pending_sync_members.add(planted)
+        witness = pending_sync_watched(observe(run.world))
+        assert witness is not None and planted in witness["pending_sync_members"], planted
+        group.pending_sync_members.discard(planted)

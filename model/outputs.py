@@ -150,6 +150,16 @@ def join_layout(shape: str, *, typed: bool, skip_supported: bool = False, leader
     raise ValueError(f"not a JoinGroup answer shape: {shape!r}")
 
 
+def answerable_on_a_dead_group(layout: JoinLayout) -> bool:
+    """Whether the store callback of a static restart can give an answer of ``layout`` from a group object that an
+    unload left Dead (model/static.py ``complete_orphan_append``, whose answers have generation APPEND_GEN). One that
+    lists the members cannot: the list comes from currentMemberMetadata, which throws IllegalStateException on a Dead
+    group (GroupMetadata.scala 3.9.0-rc3 and 3.9.1 lines 591-593) — so a v9 leader's restart (KIP-814: the leader is
+    sent the list, GroupCoordinator.scala 3.9.0-rc3 lines 1409-1412) is answered nothing, its JoinGroup stays parked
+    on the Dead object and the callback changes nothing else (finding unloaded-skip-assignment-leader-store-throws)."""
+    return not layout.members
+
+
 #: the assignment of a SyncGroup answer: the member's stored assignment, or none (b"")
 MEMBER_ASSIGNMENT, NO_ASSIGNMENT = "member", "none"
 

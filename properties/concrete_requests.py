@@ -10,7 +10,7 @@ from harness.excuses import excused
 from model.profiles import heartbeat_answers, heartbeat_resets
 from model.releases import RUNNABLE, fact
 from properties.catalog import Witness, always_step
-from properties.concrete_state import orphan_static_completion, orphan_static_join
+from properties.concrete_state import orphan_static_completion, orphan_static_join, stranded_leader_join
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
 from properties.static_reads import replacement_answers
 
@@ -109,6 +109,8 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
             continue
         if p.api == "JoinGroup" and reverted_join(before, step, holder=p.member_id):
             continue
+        if stranded_leader_join(before, p) and all(g.incarnation != p.incarnation for g in after.groups):
+            continue   # finding unloaded-skip-assignment-leader-store-throws: its Dead object went out of reach
         if p.member_id in leavers and (p.api == "SyncGroup" or not fact("removal-answers-parked-join", after.profile)):
             continue   # SPEC.md §3.4: left unanswered until the client times out
         return {"request": p.key, "api": p.api, "holder": p.member_id, "answered": False, "still_parked": False,

@@ -106,8 +106,9 @@ FINDINGS: tuple[Finding, ...] = (
         "fencing, and a pending id is assumed never to be static (SPEC.md §3.1 J5b step 3). The request handler "
         "answers UNKNOWN_SERVER_ERROR and nothing changes; the model predicts exactly that answer. 2.4.1 and 2.7.0 "
         "throw the same way on a LeaveGroup of such an identity that passed the fencing check (§3.4 [2.4], "
-        "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's staticMemberLeaveWithIllegalStateAsPendingMember). Only a "
-        "client that forges identities reaches it (the gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
+        "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's "
+        "staticMemberLeaveWithIllegalStateAsPendingMember). Only a client that forges identities reaches it (the "
+        "gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
         "instance_id_with_a_pending_member_id_throws"),
     Finding(
         "leave-of-a-pending-member-id-ignores-its-instance-id", profiles_where(when("validate-current-member")),
@@ -172,6 +173,35 @@ FINDINGS: tuple[Finding, ...] = (
         "has it (model/static.py: an orphan static append answers the join its object still holds). Found by the "
         "static walk with partition moves.",
         "unload_leaves_a_static_restarts_join_parked"),
+    Finding(
+        "unloaded-skip-assignment-leader-store-throws",
+        profiles_where(all_of(when("static-rejoin-persisted-in-stable"), when("static-rejoin-skips-assignment"))),
+        ("no-illegal-state-error", "parked-join-only-in-preparing-rebalance",
+         "parked-request-belongs-to-a-current-member", "parked-request-is-answered-not-dropped"),
+        "The case of unload-leaves-a-static-restarts-join-parked where the restart is the leader's with a JoinGroup "
+        "v9+ (KIP-814, 3.2+): the store callback succeeds on the unloaded group object, now Dead, and its "
+        "supportSkippingAssignment branch lists the members for the leader with currentMemberMetadata before it "
+        "answers — which throws IllegalStateException on a Dead group (GroupCoordinator.scala 3.9.0-rc3 lines "
+        "1396–1423, 3.9.1 lines 1398–1425 under the lock KAFKA-18263 added, no state check either; GroupMetadata.scala "
+        "3.9.0-rc3 and 3.9.1 lines 591–593). The exception leaves the callback: the JoinGroup is never answered and "
+        "stays parked on the Dead object — until that object goes out of reach (its last op fires), unanswered; "
+        "nothing else changes. The model predicts it (model/outputs.py "
+        "answerable_on_a_dead_group: an orphan static append answers no v9 leader). Found by the gate's static walk "
+        "with partition moves (walk static-partition seed 0).",
+        "unloaded_skip_assignment_leader_store_throws"),
+    Finding(
+        "static-restart-leaves-its-old-id-owing-a-sync",
+        profiles_where(all_of(when("static-membership"), when("delayed-sync"))),
+        ("members-owing-a-sync-are-watched-by-a-delayed-sync",),
+        "A static member that restarts (JoinGroup with member id \"\" and its group.instance.id) while its old member "
+        "id still owes a SyncGroup of the current generation (3.0+, KAFKA-12890's pendingSyncMembers): "
+        "replaceStaticMember re-keys the member and fences the old id's parked requests but leaves pendingSyncMembers "
+        "untouched (SPEC.md Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340, unchanged in 3.9.1), so the "
+        "set holds an id that is no member, and the new id's SyncGroup cannot clear it — the DelayedSync expires and "
+        "rebalances the group (GroupCoordinator.scala 3.9.0-rc3 lines 1656-1687). The model has it (model/static.py "
+        "_leave_ops_behind: a free slot keeps the owed SyncGroup). Found by the gate's static walk with partition "
+        "moves once the v9 leader's finding let it run on.",
+        "static_restart_leaves_its_old_id_owing_a_sync"),
 )
 
 #: the finding whose IllegalStateError the properties below may follow

@@ -19,6 +19,8 @@ from tests.test_finding_static_store import test_a_failed_static_store_answers_t
 from tests.test_finding_static_store import test_a_static_stores_answer_leaves_the_member_without_an_expiration as static_store_answer_leaves_no_expiration  # noqa: E501, F401 (named by the finding)
 from tests.test_finding_static_store import test_a_failed_store_of_a_departed_static_member_throws as failed_static_store_of_a_departed_member_throws  # noqa: E501, F401 (named by the finding)
 from tests.test_finding_static_store import test_an_unload_leaves_a_static_restarts_join_parked_on_the_unloaded_object as unload_leaves_a_static_restarts_join_parked  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_a_v9_leaders_store_on_an_unloaded_group_throws_and_strands_its_join as unloaded_skip_assignment_leader_store_throws  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_a_static_restart_leaves_its_old_id_owing_a_sync as static_restart_leaves_its_old_id_owing_a_sync  # noqa: E501, F401 (named by the finding)
 from tests.property_runs import SCRIPT_SCOPE as SCOPE
 from tests.property_runs import TWO_STABLE, WITNESS_SCRIPTS, run, run_script, scenario_triples
 

@@ -165,16 +165,22 @@ def sync_assignment(error: str) -> str:
 TOP_LEVEL, PER_MEMBER, SINGLE = "top", "member", "single"
 #: the request cells whose error is the pre-check's (SPEC.md §3.0): top level, before any identity is looked at
 PRECHECK_CELLS = frozenset({"not-coordinator", "loading"})
+#: the request cells where the handler throws (§3.4 [2.4, <3.0]: a pending member id with a group.instance.id is an
+#: IllegalStateException): no member entries are built; KafkaApis answers with the request's own error response, whose
+#: top-level error is the exception's (LeaveGroupRequest.java 2.4.1 110-118 getErrorResponse; GroupCoordinator.scala
+#: 2.4.1 468-474)
+THROWN_CELLS = frozenset({"static-pending"})
 
 
 def leave_layout(batch: bool, cell: str) -> str:
     """Where a LeaveGroup answer of the model puts its error. Before 2.4 (no batch leave) the one error is the
     answer's. From 2.4 (KAFKA-8221, SPEC.md §3.4) a pre-check failure is the top-level error with no member entries;
     otherwise the top-level error is NONE — even when the group is absent — and each identity of the request gets
-    its own entry, with the model's answer to that identity's LeaveGroup as its error."""
+    its own entry, with the model's answer to that identity's LeaveGroup as its error — but where the handler throws,
+    whose error response is top-level only."""
     if not batch:
         return SINGLE
-    return TOP_LEVEL if cell in PRECHECK_CELLS else PER_MEMBER
+    return TOP_LEVEL if cell in PRECHECK_CELLS | THROWN_CELLS else PER_MEMBER
 
 
 #: what an append stores

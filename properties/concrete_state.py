@@ -296,20 +296,32 @@ def new_member_awaits(obs: Observation) -> Witness | None:
 
 
 @always("members-owing-a-sync-are-watched-by-a-delayed-sync",
-        claim="pendingSyncMembers are members, exist only in CompletingRebalance or Stable, and are then watched "
-              "by a live DelayedSync of the current generation.",
-        source="SPEC.md §4.8 (DelayedSync, KAFKA-12890)", applies_to=when("delayed-sync"))
+        claim="pendingSyncMembers are members — or, in a group with static members, ids a static replacement left "
+              "behind, never pending ones — exist only in CompletingRebalance or Stable, and are then watched by a "
+              "live DelayedSync of the current generation.",
+        source="SPEC.md §4.8 (DelayedSync, KAFKA-12890); Corrections 3 (§3.1 J5a step 4: replaceStaticMember leaves "
+               "pendingSyncMembers untouched)", applies_to=when("delayed-sync"))
 def pending_sync_watched(obs: Observation) -> Witness | None:
     g = live_group(obs)
     if g is None or not g.pending_sync_members:
         return None
     syncs = [op for op in obs.ops_of(g.incarnation, ("DelayedSync",)) if op.generation_id == g.generation_id]
-    if not g.pending_sync_members <= g.member_ids or g.state not in (CR, S) or not syncs:
+    if not _owing_ids_allowed(g) or g.state not in (CR, S) or not syncs:
         every = obs.ops_of(g.incarnation, ("DelayedSync",))
         return {"pending_sync_members": sorted(g.pending_sync_members), "members": sorted(g.member_ids),
                 "state": g.state.value, "generation": g.generation_id,
                 "live_delayed_syncs": [(op.seq, op.generation_id) for op in every]}
     return None
+
+
+def _owing_ids_allowed(g: GroupObs) -> bool:
+    """Every id owing a SyncGroup is a member, or (correction 3) a non-pending id of a group a static replacement
+    could have left it in: replaceStaticMember re-keys the member and leaves its old id in pendingSyncMembers, so the
+    DelayedSync's expiry later rebalances (GroupCoordinator.scala 3.9.0-rc3 1656-1682; GroupMetadata.scala
+    replaceStaticMember touches no pending-sync set). The state does not say which ids were replaced: a group with no
+    static member has none left behind, and a pending id was never a member to be replaced."""
+    behind = g.pending_sync_members - g.member_ids
+    return not behind or (bool(g.static_members) and not behind & g.pending_members)
 
 
 @always("dead-group-is-not-cached",

@@ -106,7 +106,8 @@ FINDINGS: tuple[Finding, ...] = (
         "fencing, and a pending id is assumed never to be static (SPEC.md §3.1 J5b step 3). The request handler "
         "answers UNKNOWN_SERVER_ERROR and nothing changes; the model predicts exactly that answer. 2.4.1 and 2.7.0 "
         "throw the same way on a LeaveGroup of such an identity that passed the fencing check (§3.4 [2.4], "
-        "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's staticMemberLeaveWithIllegalStateAsPendingMember). Only a "
+        "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's "
+        "staticMemberLeaveWithIllegalStateAsPendingMember). Only a "
         "client that forges identities reaches it (the gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
         "instance_id_with_a_pending_member_id_throws"),
     Finding(

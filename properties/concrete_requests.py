@@ -109,6 +109,8 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
             continue
         if p.api == "JoinGroup" and reverted_join(before, step, holder=p.member_id):
             continue
+        if orphan_static_join(before, p) and after.group_by_incarnation(p.incarnation) is None:
+            continue   # finding unload-leaves-a-static-restarts-join-parked: held by a Dead object nothing reaches now
         if p.member_id in leavers and (p.api == "SyncGroup" or not fact("removal-answers-parked-join", after.profile)):
             continue   # SPEC.md §3.4: left unanswered until the client times out
         return {"request": p.key, "api": p.api, "holder": p.member_id, "answered": False, "still_parked": False,
@@ -220,7 +222,9 @@ def leader_list(before: Observation, step: Step, after: Observation) -> Witness 
     for r in step.responses:
         if r.api != "JoinGroup" or r.error != "NONE":
             continue
-        is_leader = shown(r.member_id) == g.leader_id and r.key not in replacing
+        # ... but a v9+ answer to a restarted leader carries skipAssignment and the whole list (KIP-814, 3.2+;
+        # Corrections 1; GroupCoordinator.scala 3.9.0-rc3 1409-1422)
+        is_leader = shown(r.member_id) == g.leader_id and (r.key not in replacing or r.skip_assignment)
         if is_leader != bool(r.members) or (is_leader and set(r.members) != g.member_ids):
             return {"member": shown(r.member_id), "leader": g.leader_id, "member_list": list(r.members),
                     "group_members": sorted(g.member_ids)}

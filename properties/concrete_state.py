@@ -82,7 +82,8 @@ def join_only_in_pr(obs: Observation) -> Witness | None:
     storing = {(a.incarnation, a.member_id) for a in obs.appends if a.kind == "static"}
     for g in obs.groups:
         for m in g.members:
-            if m.awaiting_join is not None and g.state is not PR and (g.incarnation, m.member_id) not in storing:
+            if m.awaiting_join is not None and g.state is not PR and (g.incarnation, m.member_id) not in storing \
+                    and not stranded_static_join(obs, g, m):
                 return {"group": g.incarnation, "member": m.member_id, "awaiting_join": m.awaiting_join,
                         "state": g.state.value}
     return None
@@ -143,11 +144,33 @@ def orphan_static_join(obs: Observation, parked: object) -> bool:
     restart in Stable parks its JoinGroup until the store callback of its id replacement answers it; onGroupUnloaded
     answers only the parked SyncGroups of a Stable group (SPEC.md §3.7), so that JoinGroup stays parked on the
     unloaded object until the callback — which acts on that object — answers it. Exactly that: a parked JoinGroup whose
-    holder has a static append of its group object pending."""
+    holder has a static append of its group object pending — or which the callback left parked (``stranded_static_join``)."""
     if not excused("unload-leaves-a-static-restarts-join-parked") or getattr(parked, "api", "") != "JoinGroup":
         return False
-    return any(a.kind == "static" and a.incarnation == getattr(parked, "incarnation", None)
-               and a.member_id == getattr(parked, "member_id", None) for a in obs.appends)
+    incarnation, holder = getattr(parked, "incarnation", None), getattr(parked, "member_id", None)
+    if any(a.kind == "static" and a.incarnation == incarnation and a.member_id == holder for a in obs.appends):
+        return True
+    g = None if incarnation is None else obs.group_by_incarnation(incarnation)
+    return g is not None and stranded_static_join(obs, g, g.member(holder or ""))
+
+
+def stranded_static_join(obs: Observation, g: GroupObs, member: object) -> bool:
+    """The same finding, once that store callback ran on the Dead object and threw (KIP-814, 3.2+: a successful store
+    answers a restarted *leader* with the group's member list, and currentMemberMetadata throws on a Dead group —
+    GroupCoordinator.scala 3.9.0-rc3 1409-1415, GroupMetadata.scala 3.9.0-rc3 591-593): nothing answers the JoinGroup,
+    which stays parked on the unloaded object. Exactly a static member's JoinGroup parked on a Dead object that is not
+    the cached group."""
+    if not excused("unload-leaves-a-static-restarts-join-parked") or g.state is not D:
+        return False
+    return getattr(member, "group_instance_id", None) is not None and (
+        obs.group is None or obs.group.incarnation != g.incarnation)
+
+
+def _member_list_of_a_dead_object(before: Observation, step: Step, thrown: list[str]) -> bool:
+    """The throw of ``stranded_static_join``: the store callback of an unloaded object's static restart builds the
+    leader's member list on the Dead object (3.2+, KIP-814)."""
+    return orphan_static_completion(before, step) and fact("static-rejoin-skips-assignment", before.profile) and all(
+        t.startswith("cannot obtain member metadata") for t in thrown)
 
 
 def orphan_static_completion(before: Observation, step: Step) -> bool:
@@ -371,6 +394,6 @@ def no_illegal_state(before: Observation, step: Step, after: Observation) -> Wit
     if (excused(STATIC_PENDING_JOIN) and req is not None and throws_on and req.member_id
             and req.group_instance_id is not None and g is not None and req.member_id in g.pending_members):
         return None
-    if _reverts_a_departed_member(before, step):
+    if _reverts_a_departed_member(before, step) or _member_list_of_a_dead_object(before, step, thrown):
         return None
     return {"errors": after.errors, "last_error": thrown[-1]}

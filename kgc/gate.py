@@ -87,10 +87,10 @@ STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
 RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "reload": (WALK_SCOPES["partition"], ("java", "java", "adversarial")),
 }
-#: group.max.size (KIP-389, 2.2.0+): no other scope sets it, so no run met a full group. Three clients and room for two
-#: or one (SPEC.md §3.1 J4: a join beyond it is refused GROUP_MAX_SIZE_REACHED; the rules of who is refused, and when a group
-#: over capacity rebalances, differ by release — model/step.py). In no coverage map: the maps' model scope has no
-#: bound (explore/coverage.py ``_model_scope``), and a bound is another abstract graph.
+#: group.max.size (KIP-389, 2.2.0+): no other scope sets it, so no run met a full group. Three clients and room for
+#: two or one (SPEC.md §3.1 J4: a join beyond it is refused GROUP_MAX_SIZE_REACHED; the rules of who is refused, and
+#: when a group over capacity rebalances, differ by release — model/step.py). In no coverage map: the maps' model
+#: scope has no bound (explore/coverage.py ``_model_scope``), and a bound is another abstract graph.
 CAPACITY_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "capacity": (Scope(leaves=False, group_initial_rebalance_delay_ms=0, advance_ms=(1000,), group_max_size=2,
                        session_timeout_ms=(30000, 30000, 30000)),

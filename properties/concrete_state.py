@@ -144,7 +144,8 @@ def orphan_static_join(obs: Observation, parked: object) -> bool:
     restart in Stable parks its JoinGroup until the store callback of its id replacement answers it; onGroupUnloaded
     answers only the parked SyncGroups of a Stable group (SPEC.md §3.7), so that JoinGroup stays parked on the
     unloaded object until the callback — which acts on that object — answers it. Exactly that: a parked JoinGroup whose
-    holder has a static append of its group object pending — or which the callback left parked (``stranded_static_join``)."""
+    holder has a static append of its group object pending — or which the callback left parked
+    (``stranded_static_join``)."""
     if not excused("unload-leaves-a-static-restarts-join-parked") or getattr(parked, "api", "") != "JoinGroup":
         return False
     incarnation, holder = getattr(parked, "incarnation", None), getattr(parked, "member_id", None)

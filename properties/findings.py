@@ -162,14 +162,19 @@ FINDINGS: tuple[Finding, ...] = (
     Finding(
         "unload-leaves-a-static-restarts-join-parked", profiles_where(when("static-rejoin-persisted-in-stable")),
         ("unload-answers-every-parked-request-not-coordinator", "parked-request-belongs-to-a-current-member",
-         "join-response-carries-the-group-generation-and-leader", "fresh-heartbeat-not-completed-by-its-own-watch"),
+         "join-response-carries-the-group-generation-and-leader", "fresh-heartbeat-not-completed-by-its-own-watch",
+         "no-illegal-state-error", "parked-join-only-in-preparing-rebalance", "parked-request-is-answered-not-dropped"),
         "A static restart in Stable (KAFKA-10284, 2.6.1+) parks its JoinGroup until the store callback of its id "
         "replacement answers it. onGroupUnloaded answers the parked requests of a Stable group's members with "
         "maybeInvokeSyncCallback only (SPEC.md §3.7; GroupCoordinator.onGroupUnloaded, 3.9.0-rc3 lines 1202–1206, "
         "2.7.0 from line 869), so that JoinGroup stays parked on the unloaded group object — no longer the cached "
         "group — until the store callback, which acts on "
         "that object, answers it — with that object's generation and leader, or, failing, reverts there and "
-        "reschedules on the Dead object, whose new heartbeat op completes at birth (§4.6, correction 4). The model "
+        "reschedules on the Dead object, whose new heartbeat op completes at birth (§4.6, correction 4). From 3.2 "
+        "(KIP-814) a successful store answering a restarted *leader* builds the member list on the Dead object, and "
+        "currentMemberMetadata throws (GroupCoordinator.scala 3.9.0-rc3 1409-1415, GroupMetadata.scala 591-593): "
+        "nothing answers the JoinGroup, which stays parked on the Dead object until nothing reaches it (the gate's "
+        "static-partition walk of walk seed 0 on 3.9, step 154; tests/test_finding_stranded_join.py). The model "
         "has it (model/static.py: an orphan static append answers the join its object still holds). Found by the "
         "static walk with partition moves.",
         "unload_leaves_a_static_restarts_join_parked"),

@@ -1,5 +1,6 @@
 """How many runs of each gate phase reach the situations issue 27 counts (explore/reach.py), per profile, at the
-default budget: prints JSON ({profile: {phase: {situation: runs}}}).
+default budget: prints JSON ({profile: {phase: {situation: runs, "runs", "steps", "violation"}, "coverage": ...,
+"static_coverage": ...}} — the coverage lines `kgc check` prints, from the same phases).
 
     .venv/bin/python bench/reach.py [--profile P ...] [--seed N] [--budget S]
 
@@ -22,8 +23,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 import kgc.directed as directed  # noqa: E402
 from explore.reach import SITUATIONS, Reach, track  # noqa: E402
+from explore.static_coverage import static_map  # noqa: E402
 from harness.abstraction import abstract  # noqa: E402
 from kgc import gate  # noqa: E402
+from kgc.directed import profile_map, report  # noqa: E402
 from kgc.runs import CheckedRun  # noqa: E402
 from model.releases import RUNNABLE, fact  # noqa: E402
 
@@ -54,7 +57,7 @@ class Tally:
         return out
 
 
-def measure(profile: str, budget: float, seed: int) -> dict[str, dict[str, int]]:
+def measure(profile: str, budget: float, seed: int) -> dict[str, dict[str, Any]]:
     tally = Tally()
     original_step, original_fork = CheckedRun.step, directed.fork
 
@@ -70,17 +73,32 @@ def measure(profile: str, budget: float, seed: int) -> dict[str, dict[str, int]]
     try:
         plan = gate.Plan.for_budget(budget)
         cov, static_cov = gate.Coverage(set(), set()), gate.Coverage(set(), set())
+        done = []
         tally.phase = "walks"
-        gate.walk_phase(profile, None, plan, seed, cov, static_cov if fact("static-membership", profile) else None)
+        done.append(gate.walk_phase(profile, None, plan, seed, cov,
+                                    static_cov if fact("static-membership", profile) else None))
         tally.phase = "directed"
-        gate.directed_phase(profile, None, plan, seed, cov)
+        done.append(gate.directed_phase(profile, None, plan, seed, cov))
         if fact("static-membership", profile):
             tally.phase = "static"
-            gate.static_phase(profile, None, plan, seed, static_cov)
+            done.append(gate.static_phase(profile, None, plan, seed, static_cov))
     finally:
         CheckedRun.step, directed.fork = original_step, original_fork   # type: ignore[method-assign]
-    phases = ("walks", "directed", "static") if fact("static-membership", profile) else ("walks", "directed")
-    return {phase: {name: tally.counts.get(phase, Counter())[name] for name in SITUATIONS} for phase in phases}
+    out: dict[str, dict[str, Any]] = {}
+    for result, found in done:
+        out[result.name] = {name: tally.counts.get(result.name, Counter())[name] for name in SITUATIONS}
+        out[result.name].update(runs=result.runs, steps=result.steps,
+                                violation=None if found is None else found.violation.property)
+    # the coverage lines `kgc check` prints (the same phases add to them; explore and machines add nothing)
+    out["coverage"] = _coverage(report(profile_map(profile, gate.WALK_SCOPES, gate.WALK_KINDS), cov))
+    if fact("static-membership", profile):
+        out["static_coverage"] = _coverage(report(static_map(profile, gate.STATIC_WALKS["static"][0]), static_cov))
+    return out
+
+
+def _coverage(rep: Any) -> dict[str, Any]:
+    return {"states": [rep.covered_states, rep.reachable_states], "edges": [rep.covered_edges, rep.reachable_edges],
+            "percent": round(100.0 * rep.covered_edges / max(rep.reachable_edges, 1), 1)}
 
 
 def main() -> None:

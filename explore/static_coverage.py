@@ -42,12 +42,6 @@ def static_not_offered(state: State, action: AbstractAction, scope: HarnessScope
         return "every client of the static world joins with a group.instance.id"
     if kind == "JoinGroup/static-new" and sum(s.static for s in state.slots) >= STATIC_INSTANCES:
         return f"the static world's clients hold {STATIC_INSTANCES} group.instance.ids, each already a member's"
-    if kind == "JoinGroup/static-rejoin" and state.slots[action.slot].pending_sync:
-        # TEMPORARY, until SPEC.md correction 3 is in impl and model (helper i27-outputs, issue 27 item 1): Kafka
-        # leaves the old id in pendingSyncMembers, so the DelayedSync expiry removes nothing; impl still moves the
-        # pending sync to the new id, removes the restarted member and drops its parked JoinGroup (the static sweep
-        # found it on 3.9: parked-request-is-answered-not-dropped)
-        return "a restart of a member that owes a SyncGroup waits for SPEC.md correction 3 in impl and model"
     return not_offered(kind, action.arg, scope, ("adversarial", "java"), profile)
 
 

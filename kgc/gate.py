@@ -87,6 +87,19 @@ STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
 RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "reload": (WALK_SCOPES["partition"], ("java", "java", "adversarial")),
 }
+#: group.max.size (KIP-389, 2.2.0+): no other scope sets it, so no run met a full group. Three clients and room for
+#: two or one (SPEC.md §3.1 J4: a join beyond it is refused GROUP_MAX_SIZE_REACHED; the rules of who is refused, and
+#: when a group over capacity rebalances, differ by release — model/step.py). In no coverage map: the maps' model
+#: scope has no bound (explore/coverage.py ``_model_scope``), and a bound is another abstract graph.
+CAPACITY_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
+    "capacity": (Scope(leaves=False, group_initial_rebalance_delay_ms=0, advance_ms=(1000,), group_max_size=2,
+                       session_timeout_ms=(30000, 30000, 30000)),
+                 ("java", "java", "java")),
+    # room for one: every second member is refused (the walk above meets a full group in 7-11 of 15 seeds only)
+    "capacity-1": (Scope(leaves=False, group_initial_rebalance_delay_ms=0, advance_ms=(1000,), group_max_size=1,
+                         session_timeout_ms=(30000, 30000, 30000)),
+                   ("java", "java", "adversarial")),
+}
 PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
 #: what a static walk holds back until the group's first Stable. A uniform walk offers a crash, a dropped message, a
 #: failed append, a leave or one of the adversary's ~15 forged requests (a restart of "i0": a rebalance from
@@ -119,6 +132,8 @@ def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]
     out += [(name, scope, clients) for name, (scope, clients) in RELOAD_WALKS.items()]
     if fact("static-membership", profile):
         out += [(name, scope, clients) for name, (scope, clients) in STATIC_WALKS.items()]
+    if fact("group-max-size", profile):
+        out += [(name, scope, clients) for name, (scope, clients) in CAPACITY_WALKS.items()]
     return out
 
 
@@ -256,7 +271,7 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Cov
             result.steps += len(run.world.steps)
             if best.offer(run.result(f"walk {scope_name} {clients} seed {walk_seed}", best.preferred)):
                 return result, best.found
-            if cov is not None and scope_name not in STATIC_WALKS:
+            if cov is not None and scope_name not in STATIC_WALKS and scope_name not in CAPACITY_WALKS:
                 cov.add(run)
             if static_cov is not None and scope_name == "static":
                 static_cov.add(run)

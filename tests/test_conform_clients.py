@@ -5,12 +5,13 @@ schedules × libraries is the slow tier (``-m slow``)."""
 from __future__ import annotations
 
 import json
+import time
 from pathlib import Path
 
 import pytest
 
 from kgc.cli import main
-from wire.clients import artefacts
+from wire.clients import artefacts, runner
 from wire.clients.ownership import ClientEvent, generation_only_grows, killed_member_gone_within
 from wire.clients.schedules import SCHEDULES, Timeouts
 from wire.conform.clients import plan
@@ -48,8 +49,25 @@ def test_bounds_come_from_the_configured_timeouts() -> None:
     assert t.settle_bounds_s() == {"default": 22.0, "killed": 32.0}            # a SIGKILL is seen after S
     specs, least = SCHEDULES["kill-no-leave"].build("java", t)
     assert [s.kill_at_s for s in specs] == [None, None, 10.0] and least == 10.0 + 13.0   # kill + bound + 1 s
-    [slow, _] = SCHEDULES["slow-under-max-poll"].build("aiokafka", t)[0]
-    assert slow.stall_s == 10.0 and slow.stall_s * 1000 < t.rebalance_ms               # alive, not polling
+    (leader, slow, joiner), least = SCHEDULES["slow-under-max-poll"].build("aiokafka", t)
+    assert slow.mode == "slow" and leader.start_at_s < slow.start_at_s               # the stalled one follows
+    assert slow.stall_s == 14.0 and slow.stall_s * 1000 < t.rebalance_ms               # alive, not polling
+    assert slow.stall_at_s == 1.0 < joiner.start_at_s < slow.stall_at_s + slow.stall_s  # D = 0: at 2D + 1 s
+    assert least == 1.0 + 14.0 + 1.0
+    slow_kafka = SCHEDULES["slow-under-max-poll"].build("java", Timeouts())[0][1]
+    assert slow_kafka.stall_at_s == 7.0        # after Kafka's first generation: D = 3 s, extended once for c1
+
+
+def test_a_slow_consumer_stalls_only_from_its_stall_point() -> None:
+    args = runner.parse_args(["--lib", "kafka-python", "--bootstrap", "127.0.0.1:1", "--group", "g", "--topic", "t",
+                              "--name", "c1", "--duration", "30", "--mode", "slow", "--stall-s", "7",
+                              "--stall-at", "7"])
+    plan = runner.make_plan(args)
+    out = runner.Emitter(name="c1", epoch=time.time() - 3.0, owned={"t-0"})       # 3 s into the run, assigned
+    assert runner.stall(out, plan, 10000) == 0.0
+    out.epoch -= 5.0                                                              # 8 s into the run
+    assert 6.9 < runner.stall(out, plan, 10000) <= 7.0
+    assert runner.stall(out, plan, 10000) == 0.0                                  # once only
 
 
 def test_what_cannot_run_is_skipped_in_one_sentence(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -48,6 +48,7 @@ class ConsumerSpec:
     max_poll_interval_ms: int | None = None
     api_version: str | None = None
     stall_s: float | None = None              # slow mode: how long it stops polling (default max.poll + 3 s)
+    stall_at_s: float | None = None           # slow mode: not before this time of the run (default: at once)
     instance_id: str | None = None            # group.instance.id: a static member (KIP-345)
     listener_sleep_s: float = 0.0             # its rebalance listener takes this long in each callback
 
@@ -91,6 +92,8 @@ def runner_argv(spec: ConsumerSpec, bootstrap: str, group: str, topic: str, dura
         argv += ["--api-version", spec.api_version]
     if spec.stall_s is not None:
         argv += ["--stall-s", f"{spec.stall_s:g}"]
+    if spec.stall_at_s is not None:
+        argv += ["--stall-at", f"{spec.stall_at_s:g}"]
     if spec.instance_id is not None:
         argv += ["--instance-id", spec.instance_id]
     if spec.listener_sleep_s:

@@ -70,6 +70,7 @@ class Plan:
     duration_s: float
     leave_after_s: float | None
     stall_s: float
+    stall_at: float | None = None       # slow mode: not before this time on the run's time line
     start: float = field(default_factory=time.monotonic)
     stalled: bool = False
     stop_requested: threading.Event = field(default_factory=threading.Event)
@@ -140,6 +141,9 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--heartbeat-interval-ms", type=int, default=1000)
     p.add_argument("--max-poll-interval-ms", type=int, default=None)
     p.add_argument("--stall-s", type=float, default=None, help="slow mode: stall length (default max.poll + 3 s)")
+    p.add_argument("--stall-at", type=float, default=None,
+                   help="slow mode: stall at the first poll holding an assignment at or after this time on the "
+                        "run's time line (default: the first poll holding one)")
     p.add_argument("--instance-id", default=None, help="group.instance.id (a static member, KIP-345)")
     p.add_argument("--listener-sleep-s", type=float, default=0.0,
                    help="each rebalance callback takes this long (assigned: after logging; revoked: before)")
@@ -157,11 +161,13 @@ def make_plan(args: argparse.Namespace) -> Plan:
         raise SystemExit(f"unknown --mode {args.mode!r}: use normal, slow or 'leave-after S'")
     max_poll_s = (args.max_poll_interval_ms or 300000) / 1000
     stall = args.stall_s if args.stall_s is not None else max_poll_s + STALL_EXTRA_S
-    return Plan(mode=mode, duration_s=args.duration, leave_after_s=leave_after, stall_s=stall)
+    return Plan(mode=mode, duration_s=args.duration, leave_after_s=leave_after, stall_s=stall, stall_at=args.stall_at)
 
 
 def stall(out: Emitter, plan: Plan, max_poll_ms: int | None) -> float:
     """Slow mode: log the stall with the poll deadline it passes, and return its length."""
+    if plan.stall_at is not None and out.now() < plan.stall_at:
+        return 0.0
     seconds = plan.take_stall(bool(out.owned))
     if seconds > 0:
         deadline = out.now() + (max_poll_ms or 300000) / 1000

@@ -87,11 +87,19 @@ def kill_no_leave(lib: str, t: Timeouts) -> tuple[list[ConsumerSpec], float]:
 
 
 def slow_under_max_poll(lib: str, t: Timeouts) -> tuple[list[ConsumerSpec], float]:
-    """c0 stops polling right after its first assignment for R/2 (well under max.poll.interval.ms, so it
-    stays a member and keeps its partitions until it polls again) while c1 joins: a broker must wait for
-    c0's rejoin before giving c1 anything — else both own c0's partitions at once."""
-    stall = t.rebalance_ms / 2000
-    return [_spec("c0", lib, t, mode="slow", stall_s=stall), _spec("c1", lib, t, start_at_s=5.0)], 7.0 + stall
+    """c1, a follower (c0 joined first and leads), stops polling for 0.7 R — under max.poll.interval.ms, so
+    it stays a member and keeps its partitions until it polls again — and c2 joins 1 s into the stall: the
+    broker must wait for c1's rejoin before it completes the join phase (SPEC.md §4.4; GroupCoordinator.scala
+    3.9.0-rc3 lines 1478-1500, 1527-1533), else c0 or c2 gets c1's partitions while c1 still owns them. The
+    stalled member is a follower because a broker that keeps a member that has not rejoined (tansu, T11)
+    waits for a stalled *leader*'s SyncGroup anyway, so a stalled leader hides the fault. The stall begins
+    at the first poll holding an assignment from 2D + 1 s on the run's time line, after the first
+    generation on every target (Kafka extends the initial delay once for c1's join: ≈ 2D, DelayedJoin.scala
+    lines 76-90 and GroupCoordinator.scala 1330; tansu's join phase lasts S/2; noida-db has no delay), so
+    c2's join meets a stalled c1 wherever the first generation came from."""
+    stall, at = 0.7 * t.rebalance_ms / 1000, 2 * t.initial_delay_ms / 1000 + 1.0
+    return [_spec("c0", lib, t), _spec("c1", lib, t, start_at_s=0.3, mode="slow", stall_s=stall, stall_at_s=at),
+            _spec("c2", lib, t, start_at_s=at + 1.0)], at + stall + 1.0
 
 
 def rolling_restart(lib: str, t: Timeouts) -> tuple[list[ConsumerSpec], float]:

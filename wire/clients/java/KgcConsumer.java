@@ -2,7 +2,7 @@
 // assignor) as a subprocess of wire/clients/group.py: joins a group, polls, and prints one JSON line per
 // event, exactly as wire/clients/runner.py does for the Python libraries (see its docstring for the events).
 // Arguments: --key value pairs (bootstrap, group, topic, name, duration, epoch, session-timeout-ms,
-// heartbeat-interval-ms, max-poll-interval-ms, mode, stall-s, instance-id, listener-sleep-s). A line "stop" on
+// heartbeat-interval-ms, max-poll-interval-ms, mode, stall-s, stall-at, instance-id, listener-sleep-s). A line "stop" on
 // stdin ends the run early, as its duration would (wire/clients/group.py, once the group settled).
 import java.time.Duration;
 import java.util.ArrayList;
@@ -90,6 +90,7 @@ public final class KgcConsumer {
         double stopAt = mode.startsWith("leave-after") ? Math.min(Double.parseDouble(mode.substring(12).trim()), duration) : duration;
         int maxPoll = Integer.parseInt(a.getOrDefault("max-poll-interval-ms", "300000"));
         double stall = Double.parseDouble(a.getOrDefault("stall-s", String.valueOf(maxPoll / 1000.0 + 3)));
+        double stallAt = Double.parseDouble(a.getOrDefault("stall-at", "-1e9"));   // on the run's time line
         double listenerSleep = Double.parseDouble(a.getOrDefault("listener-sleep-s", "0"));
         Properties p = new Properties();
         p.put("bootstrap.servers", a.get("bootstrap"));
@@ -134,7 +135,8 @@ public final class KgcConsumer {
             emit("started", List.of(), "");
             while (!stopRequested && (System.nanoTime() - start) / 1e9 < stopAt) {
                 consumer.poll(Duration.ofMillis(200));
-                if (mode.equals("slow") && !stalled && !owned.isEmpty()) {
+                if (mode.equals("slow") && !stalled && !owned.isEmpty()
+                        && System.currentTimeMillis() / 1000.0 - epoch >= stallAt) {
                     stalled = true;
                     double len = Math.max(0, Math.min(stall, stopAt - (System.nanoTime() - start) / 1e9));
                     double now = System.currentTimeMillis() / 1000.0 - epoch;

@@ -34,7 +34,7 @@ def diffs(result: dict[str, Any]) -> list[tuple[str, str, str, Any, Any]]:
 def test_the_control_serve_against_itself_is_clean_on_3_9(tmp_path: Path) -> None:
     code, result = conform(tmp_path, "--target", "serve", "--group-max-size", "3")
     assert code == 0
-    assert result["profile"] == "3.9" and len(result["probes"]) == len(PROBES) == 22
+    assert result["profile"] == "3.9" and len(result["probes"]) == len(PROBES) == 23
     assert [p["probe"] for p in result["probes"] if p["verdict"] != "conforms"] == []
     assert all(not p["property_failures"] for p in result["probes"])
     # the reference's own answers, as SPEC.md states them

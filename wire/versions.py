@@ -106,7 +106,7 @@ def runtime_versions(profile: str) -> Mapping[str, tuple[int, int]]:
     runtime = sibling_runtime(profile)
     if runtime is None:
         return MappingProxyType({})
-    table: Mapping[str, tuple[int, int]] = runtime.api_versions(profile)
+    table: Mapping[str, tuple[int, int]] = runtime.api_versions(profile)   # type: ignore[attr-defined]
     return table
 
 

@@ -434,10 +434,11 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
                          tuple(sorted(group.supported_protocols.items())), group.new_member_added,
                          tuple(sorted(group.static_members.items())))
 
-    def describe_group(self, group_id: str) -> GroupSummary:
+    def describe_group(self, group_id: str, api_version: int = 0) -> GroupSummary:
         """DescribeGroups: the pre-check, then an absent group as Dead, else the group's summary, whose protocol and
         member metadata/assignment show only when Stable (GroupCoordinator.scala@2.4.1 L778-790, GroupMetadata.scala
-        @2.4.1 L549-561; the same at 2.7.0 and 3.9.0)."""
+        @2.4.1 L549-561; the same at 2.7.0 and 3.9.0). Every version is answered alike (``api_version`` is the
+        request's: the 4.x runtime's answer depends on it, R16)."""
         error = self._precheck(group_id, "DescribeGroups")
         if error is not None:
             return GroupSummary(error, "", "", "")

@@ -19,7 +19,7 @@ from typing import Any, Callable
 from rich.console import Console
 
 from impl.mutants import get_mutant
-from impl.profiles import get_profile
+from kgc.serve_cmd import known_profile
 from kgc.outputs import claim, named, said_removed, writable_dir
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
 from reports.listing import Column, print_listing
@@ -110,7 +110,7 @@ def _list(console: Console) -> int:
 def run(args: argparse.Namespace, console: Console) -> int:
     if args.list:
         return _list(console)
-    profile = get_profile(args.profile).name
+    profile = known_profile(args.profile)     # UnknownProfileError names the known ones
     cfg = _config(args)
     try:
         probes = [] if args.no_probes else get_probes(args.probe, cfg)

@@ -4,7 +4,9 @@ Real consumers form groups against it; every group request and every timer firin
 (the catalog and refinement, kgc.runs.CheckedRun). A violation is printed the moment it happens; when
 the server stops (Ctrl-C, SIGTERM or --duration) the session's trace is written (--trace) and, for a
 violation, the counterexample — shrunk by replay, since a served trace replays — with every report
-`kgc check` writes. Exit 0 clean, 1 a violation, 2 bad usage.
+`kgc check` writes. A profile the model cannot judge yet (model/releases.py RUNNABLE) is served unchecked,
+and one the harness does not drive yet (4.1 until issue 25 phase B) also unrecorded; serve says so in one
+line. Exit 0 clean, 1 a violation, 2 bad usage.
 """
 from __future__ import annotations
 
@@ -19,11 +21,12 @@ from rich.console import Console
 
 from core.trace import Violation
 from impl.mutants import get_mutant
-from impl.profiles import get_profile
+from impl.profiles import PROFILES, SIBLING_RUNTIMES, UnknownProfileError, get_profile, sibling_runtime
 from kgc.hints import replay_hint
 from kgc.outputs import writable_dir, writable_file
 from kgc.reporting import violation_report, write_reports
 from kgc.runs import CheckedRun, Found, shrink
+from model.releases import RUNNABLE
 from wire.server import KafkaServer
 from wire.session import LiveSession
 
@@ -66,8 +69,38 @@ def parse_topics(text: str) -> dict[str, int]:
     return topics
 
 
+def known_profile(name: str) -> str:
+    """``name`` if impl serves it — a profile of switches or a sibling runtime's — else UnknownProfileError
+    naming every profile it serves."""
+    if sibling_runtime(name) is not None:
+        return name
+    try:
+        return get_profile(name).name
+    except UnknownProfileError:
+        known = ", ".join(sorted({*PROFILES, *SIBLING_RUNTIMES}))
+        raise UnknownProfileError(f"unknown profile {name!r}; known profiles: {known}.") from None
+
+
+def judged(profile: str) -> bool:
+    """Whether the model, the catalog and the labelled refinement judge ``profile`` (a runnable release)."""
+    return profile in RUNNABLE
+
+
+def unchecked_reason(profile: str, session: LiveSession) -> str | None:
+    """Why a session of ``profile`` runs unchecked (None: every step is checked). The seam issue 25 phase B
+    closes: once the harness drives a profile its sessions are recorded, once the model judges it they are
+    checked — decided by capability (wire/direct.py ``world_runs``, model/releases.py), not by name."""
+    if not session.recorded:
+        return (f"the harness does not drive profile {profile} yet (issue 25 phase B): the session is served by "
+                "the reference runtime directly, unchecked and unrecorded")
+    if not judged(profile):
+        return (f"the model and the labelled refinement do not judge profile {profile} yet (issue 25 phase B): "
+                "the session is recorded but unchecked")
+    return None
+
+
 def _check_args(args: argparse.Namespace) -> dict[str, int]:
-    profile = get_profile(args.profile).name          # UnknownProfileError names the known ones
+    profile = known_profile(args.profile)             # UnknownProfileError names the known ones
     if args.mutant is not None and profile not in get_mutant(args.mutant).profiles:
         raise ServeUsageError(f"mutant {args.mutant} applies to profile(s) "
                               f"{', '.join(get_mutant(args.mutant).profiles)}, not {profile}.")
@@ -88,8 +121,11 @@ def run(args: argparse.Namespace, console: Console) -> int:
     def live(v: Violation) -> None:
         console.print(f"[bold red]VIOLATION[/] at step {v.step}: {v.property} — {v.message}", highlight=False)
 
-    session = LiveSession(args.profile, mutant=args.mutant, group_id=args.group, checked=CheckedRun,
-                          on_violation=live)
+    session = LiveSession(args.profile, mutant=args.mutant, group_id=args.group,
+                          checked=CheckedRun if judged(args.profile) else None, on_violation=live)
+    if args.trace is not None and not session.recorded:
+        raise ServeUsageError(f"--trace: sessions of profile {args.profile} are not recorded until the harness "
+                              "drives that profile (issue 25 phase B); run without --trace.")
     try:
         port = asyncio.run(_serve(session, topics, args, console))
     except OSError as exc:
@@ -102,9 +138,13 @@ async def _serve(session: LiveSession, topics: dict[str, int], args: argparse.Na
     server = KafkaServer(session, topics, port=args.port, host="127.0.0.1")
     port = await server.start()
     who = f"mutant {args.mutant}" if args.mutant else "the reference"
+    reason = unchecked_reason(args.profile, session)
+    checked = "every step is checked" if reason is None else "unchecked"
     console.print(f"kgc serve: {who}, profile {args.profile}, on 127.0.0.1:{port} "
-                  f"(topics {', '.join(f'{t}:{n}' for t, n in topics.items())}); every step is checked. "
+                  f"(topics {', '.join(f'{t}:{n}' for t, n in topics.items())}); {checked}. "
                   "Ctrl-C stops.", highlight=False)
+    if reason is not None:
+        console.print(f"kgc serve: profile {args.profile} runs unchecked: {reason}.", highlight=False)
     sys.stdout.flush()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
@@ -129,9 +169,9 @@ def _finish(session: LiveSession, args: argparse.Namespace, console: Console, po
     several = len(groups) > 1
     status, steps = 0, 0
     for group in groups:
-        trace = session.trace(group)
-        steps += len(trace.steps)
+        steps += session.steps(group)
         if args.trace is not None:
+            trace = session.trace(group)
             path = args.trace if group == groups[0] else args.trace.with_name(f"{args.trace.stem}.{group}.json")
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(trace.dumps(), encoding="utf-8")
@@ -142,7 +182,8 @@ def _finish(session: LiveSession, args: argparse.Namespace, console: Console, po
         if found is not None:
             status = _report(found, args.out / group if several else args.out, console)
     if status == 0:
-        console.print(f"kgc serve: stopped after {steps} checked steps in {len(session.worlds)} group(s); "
+        what = "checked steps" if unchecked_reason(args.profile, session) is None else "steps, unchecked,"
+        console.print(f"kgc serve: stopped after {steps} {what} in {len(session.worlds)} group(s); "
                       "no violation.", highlight=False)
     return status
 

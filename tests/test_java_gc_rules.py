@@ -214,7 +214,12 @@ def test_r14_api_versions_per_release() -> None:
     assert RELEASE_4_0_0.api_versions["JoinGroup"] == (2, 9)
     assert RELEASE_4_0_1.api_versions["JoinGroup"] == (0, 9)
     assert RELEASE_4_1.api_versions["JoinGroup"] == (0, 9)
-    assert RELEASE_4_1.api_versions["OffsetCommit"] == (2, 10) and RELEASE_4_0_1.api_versions["OffsetCommit"] == (2, 9)
+    # OffsetCommitRequest.json / OffsetFetchRequest.json @4.1.1: validVersions 2-10 / 1-10, but v10 is
+    # "latestVersionUnstable": a broker with its default settings (unstable.api.versions.enable=false,
+    # ServerConfigs.java@4.1.1:152) accepts and advertises up to v9 (ApiVersionManager.java@4.1.1:63)
+    assert RELEASE_4_1.api_versions["OffsetCommit"] == (2, 9) and RELEASE_4_0_1.api_versions["OffsetCommit"] == (2, 9)
+    assert RELEASE_4_1.api_versions["OffsetFetch"] == (1, 9)
+    assert dict(RELEASE_4_1.unstable_versions) == {"OffsetCommit": 10, "OffsetFetch": 10}
     assert RELEASE_4_1.api_versions["DescribeGroups"] == (0, 6) and RELEASE_4_1.api_versions["SyncGroup"] == (0, 5)
 
 

@@ -18,8 +18,8 @@ from kafka.protocol.metadata import ApiVersionsRequest, FindCoordinatorRequest, 
 from kafka.protocol.producer import ProduceRequest
 
 from core.types import Errors, GroupState
-from impl.results import (CommitResult, GroupView, HeartbeatResult, JoinGroupResult, LeaveGroupResult, MemberView,
-                          SyncGroupResult)
+from impl.results import (CommitResult, GroupSummary, GroupView, HeartbeatResult, JoinGroupResult, LeaveGroupResult,
+                          MemberSummary, SyncGroupResult)
 from wire.codec import MESSAGES, decode_response, encode_request
 from wire.server import ServerThread, run_in_thread
 from wire.versions import BROKER_MAX_BY_RELEASE, SERVED, supported_versions
@@ -45,6 +45,9 @@ class FakeSession:
         self.profile, self.script, self.park_ms = profile, script or {}, park_ms
         self.conns: list[str] = []
         self.submitted: list[tuple[int, str, dict[str, Any]]] = []
+        self.versions: list[int | None] = []           # the api_version of each submitted request
+        self.summaries: dict[str, GroupSummary] = {}    # what describe_group answers (else Dead, no error)
+        self.described: list[tuple[str, int]] = []
         self._out: list[FakeAnswer] = []
         self._parked: list[tuple[int, int, str, Any]] = []
         self._corr: dict[int, int] = {}
@@ -56,9 +59,10 @@ class FakeSession:
         self.conns.append(client_id)
         return len(self.conns) - 1
 
-    def submit(self, conn: int, api: str, **fields: Any) -> int:
+    def submit(self, conn: int, api: str, api_version: int | None = None, **fields: Any) -> int:
         corr = self._corr[conn] = self._corr.get(conn, 0) + 1
         self.submitted.append((conn, api, fields))
+        self.versions.append(api_version)
         result = self.script.get(api, _default)(fields)
         if result is None:
             self._parked.append((conn, corr, api, _default(dict(fields, api=api))))
@@ -82,6 +86,10 @@ class FakeSession:
 
     def describe(self, group_id: str) -> GroupView | None:
         return self.view if group_id == "g" else None
+
+    def describe_group(self, group_id: str, api_version: int) -> GroupSummary:
+        self.described.append((group_id, api_version))
+        return self.summaries.get(group_id, GroupSummary(Errors.NONE, "Dead", "", ""))
 
     def close(self) -> None:
         pass
@@ -387,19 +395,24 @@ def test_a_failed_commit_is_not_remembered(served: tuple[ServerThread, FakeSessi
 
 
 @pytest.mark.parametrize("version", range(0, 6))
-def test_describe_groups_summarises_the_coordinator_view(served: tuple[ServerThread, FakeSession], client: Client,
-                                                         version: int) -> None:
-    client.call("JoinGroup", _join(1))            # the fake names the member m1; its client id is kgc-test
-    member = MemberView("m1", None, 10000, 30000, False, False, False, b"asg", (("range", b"meta"),))
-    served[1].view = GroupView("g", GroupState.STABLE, 1, "m1", "consumer", "range", members={"m1": member})
-    response = client.call("DescribeGroups", DescribeGroupsRequest[version](groups=["g", "other"],
-                                                                            include_authorized_operations=False))
-    g, other = response.groups
-    assert (g.group_state, g.protocol_type, g.protocol_data) == ("Stable", "consumer", "range")
-    [m] = g.members
-    assert (m.member_id, m.client_id, m.client_host, bytes(m.member_metadata), bytes(m.member_assignment)) == (
-        "m1", "kgc-test", "/127.0.0.1", b"meta", b"asg")
+def test_describe_groups_answers_the_coordinators_summary_at_the_request_version(
+        served: tuple[ServerThread, FakeSession], client: Client, version: int) -> None:
+    served[1].summaries["g"] = GroupSummary(Errors.NONE, "Stable", "consumer", "range", (
+        MemberSummary("m1", "i1", "kgc-test", "/127.0.0.1", b"meta", b"asg"),
+        MemberSummary("m0", None, "other", "/127.0.0.1", b"", b"")))
+    served[1].summaries["gone"] = GroupSummary(Errors.GROUP_ID_NOT_FOUND, "Dead", "", "")
+    response = client.call("DescribeGroups", DescribeGroupsRequest[version](
+        groups=["g", "other", "gone"], include_authorized_operations=False))
+    assert served[1].described == [("g", version), ("other", version), ("gone", version)]
+    g, other, gone = response.groups
+    assert (g.error_code, g.group_state, g.protocol_type, g.protocol_data) == (0, "Stable", "consumer", "range")
+    # every member, in the coordinator's order (Kafka's member map), each field as the summary says
+    assert [(m.member_id, m.client_id, m.client_host, bytes(m.member_metadata), bytes(m.member_assignment))
+            for m in g.members] == [("m1", "kgc-test", "/127.0.0.1", b"meta", b"asg"), ("m0", "other", "/127.0.0.1",
+                                                                                      b"", b"")]
+    assert g.members[0].group_instance_id == ("i1" if version >= 4 else None)     # v4+ carries it (KIP-345)
     assert (other.error_code, other.group_state, other.members) == (0, "Dead", [])
+    assert (gone.error_code, gone.group_state) == (int(Errors.GROUP_ID_NOT_FOUND), "Dead")
 
 
 def test_a_parked_join_holds_back_its_connection_only_and_a_timer_answers_it(

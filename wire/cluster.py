@@ -2,16 +2,16 @@
 
 Owns Produce (refused: the logs stay empty), ApiVersions, Metadata, FindCoordinator, ListOffsets,
 Fetch (an empty log per partition), OffsetFetch (from the offsets the server saw committed) and
-DescribeGroups (from the coordinator's ``describe``), each built at the request's version with
+DescribeGroups (from the coordinator's ``describe_group``), each built at the request's version with
 kafka.protocol classes. Every function is pure: request in, response object out.
 """
 from __future__ import annotations
 
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-from core.types import Errors, GroupState
+from core.types import Errors
 
 from wire.codec import api_versions_body, response_class
 
@@ -22,7 +22,6 @@ FETCH_WAIT_CAP_MS = 500
 OFFSET_OUT_OF_RANGE = 1           # not coordinator errors, so not in core.types.Errors
 TOPIC_AUTHORIZATION_FAILED = 29
 NO_OFFSET = -1                    # OffsetFetch for a partition with no committed offset
-CLIENT_HOST = "/127.0.0.1"        # how Kafka prints a member's host (InetAddress.toString)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +33,6 @@ class Cluster:
     topics: Mapping[str, int]
     versions: Mapping[int, tuple[int, int]]
     profile: str = "3.9"
-    state_name: Callable[[GroupState], str] = field(default=lambda s: s.value)
 
     def has(self, topic: str | None, partition: int | None = None) -> bool:
         if topic is None or topic not in self.topics:
@@ -192,28 +190,19 @@ def _fetched(group: str, wanted: list[tuple[str, list[int]]] | None, offsets: Of
     return topics
 
 
-def describe_groups(version: int, request: Any, describe: Callable[[str], Any], cluster: Cluster,
-                    client_of: Callable[[str], str]) -> Any:
+def describe_groups(version: int, request: Any, describe_group: Callable[[str], Any]) -> Any:
+    """Each group as its coordinator describes it at this version (``describe_group``: impl's GroupSummary — the
+    release decides what an unknown group answers, R16, and which members' bytes show)."""
     cls = response_class("DescribeGroups", version)
-    return cls(throttle_time_ms=0, groups=[_described(cls.DescribedGroup, g, describe(g), cluster, client_of)
+    return cls(throttle_time_ms=0, groups=[_described(cls.DescribedGroup, g, describe_group(g))
                                            for g in request.groups])
 
 
-def _described(group_cls: Any, group_id: str, view: Any, cluster: Cluster, client_of: Callable[[str], str]) -> Any:
-    """Kafka's GroupMetadata.summary: protocol and member metadata/assignment only when Stable; an
-    absent group is reported Dead with no error."""
-    if view is None:
-        return group_cls(error_code=0, error_message=None, group_id=group_id,
-                         group_state=cluster.state_name(GroupState.DEAD), protocol_type="", protocol_data="",
-                         members=[])
-    stable = view.state is GroupState.STABLE
-    members = []
-    for member_id in sorted(view.members):
-        m = view.members[member_id]
-        metadata = dict(m.protocols).get(view.protocol_name or "", b"") if stable else b""
-        members.append(group_cls.DescribedGroupMember(
-            member_id=member_id, group_instance_id=m.group_instance_id, client_id=client_of(member_id),
-            client_host=CLIENT_HOST, member_metadata=metadata, member_assignment=m.assignment if stable else b""))
-    return group_cls(error_code=0, error_message=None, group_id=group_id, group_state=cluster.state_name(view.state),
-                     protocol_type=view.protocol_type or "",
-                     protocol_data=(view.protocol_name or "") if stable else "", members=members)
+def _described(group_cls: Any, group_id: str, summary: Any) -> Any:
+    members = [group_cls.DescribedGroupMember(
+        member_id=m.member_id, group_instance_id=m.group_instance_id, client_id=m.client_id,
+        client_host=m.client_host, member_metadata=m.metadata, member_assignment=m.assignment)
+        for m in summary.members]
+    return group_cls(error_code=int(summary.error), error_message=None, group_id=group_id,
+                     group_state=summary.state, protocol_type=summary.protocol_type,
+                     protocol_data=summary.protocol, members=members)

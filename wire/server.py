@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from core.types import Errors
-from impl.profiles import get_profile
 
 from wire import cluster as cl
 from wire import groups as gr
@@ -52,7 +51,6 @@ class _Pending:
 class _State:
     waiting: dict[tuple[int, int], _Pending] = field(default_factory=dict)
     offsets: dict[tuple[str, str, int], tuple[int, str | None]] = field(default_factory=dict)
-    clients: dict[str, str] = field(default_factory=dict)      # member id -> client id (DescribeGroups)
 
 
 class KafkaServer:
@@ -86,8 +84,7 @@ class KafkaServer:
         """Listen on 127.0.0.1 (port 0: a free one); returns the bound port."""
         self._server = await asyncio.start_server(self._on_connection, self.host, self.port)
         self.port = self._server.sockets[0].getsockname()[1]
-        self._cluster = cl.Cluster(self.host, self.port, self.topics, self.versions, self.profile,
-                                   get_profile(self.profile).state_name)
+        self._cluster = cl.Cluster(self.host, self.port, self.topics, self.versions, self.profile)
         self._origin = time.monotonic()
         self._timer_task = asyncio.create_task(self._timers())
         log.info("serving on %s:%d (profile %s)", self.host, self.port, self.profile)
@@ -176,11 +173,10 @@ class KafkaServer:
         if api == "OffsetFetch":
             return cl.offset_fetch(version, body, self._state.offsets)
         if api == "DescribeGroups":
-            return cl.describe_groups(version, body, self.session.describe, c,
-                                      lambda m: self._state.clients.get(m, ""))
+            return cl.describe_groups(version, body, lambda g: self.session.describe_group(g, version))
         if api == "OffsetCommit":
             return await self._commit(conn, version, body)
-        result, protocol = await self._submit(conn, api, gr.request_fields(api, version, body))
+        result, protocol = await self._submit(conn, api, gr.request_fields(api, version, body), version)
         return gr.group_response(api, version, result, protocol)
 
     # --- the session -----------------------------------------------------------------------
@@ -190,18 +186,18 @@ class KafkaServer:
         commit = gr.split_commit(body, self._cluster.has)
         if not commit.known:
             return gr.commit_response(version, commit, Errors.NONE)
-        result, _ = await self._submit(conn, "OffsetCommit", gr.commit_fields(version, body, commit), commit)
+        result, _ = await self._submit(conn, "OffsetCommit", gr.commit_fields(version, body, commit), version, commit)
         return gr.commit_response(version, commit, result.error)
 
-    async def _submit(self, conn: _Conn, api: str, fields: dict[str, Any],
+    async def _submit(self, conn: _Conn, api: str, fields: dict[str, Any], version: int,
                       commit: gr.Commit | None = None) -> tuple[Any, tuple[str | None, str | None]]:
-        """Hand a group request to the session at the current real time; wait for its answer."""
+        """Hand a group request (at ``version``) to the session at the current real time; wait for its answer."""
         if conn.index is None:
             conn.index = self.session.open(conn.client_id)
         self.session.advance_to(self._now_ms())
         self._route()
         future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
-        corr = self.session.submit(conn.index, api, **fields)
+        corr = self.session.submit(conn.index, api, api_version=version, **fields)
         self._state.waiting[(conn.index, corr)] = _Pending(api, fields["group_id"], conn.client_id, future, commit)
         self._route()
         self._wake.set()                           # the request may have armed an earlier timer
@@ -219,14 +215,12 @@ class KafkaServer:
                 pending.future.set_result((answer.result, protocol))
 
     def _observe(self, pending: _Pending, result: Any) -> tuple[str | None, str | None]:
-        """Remember what later answers need: committed offsets, members' client ids, the protocol."""
+        """Remember what later answers need: committed offsets, the protocol."""
         if result.error is not Errors.NONE:
             return (None, None)
         if pending.commit is not None:
             for (topic, partition), value in sorted(pending.commit.known.items()):
                 self._state.offsets[(pending.group_id, topic, partition)] = value
-        if pending.api == "JoinGroup":
-            self._state.clients[result.member_id] = pending.client_id
         if pending.api != "SyncGroup":
             return (None, None)
         view = self.session.describe(pending.group_id)

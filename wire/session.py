@@ -6,6 +6,8 @@ becomes ``AdvanceClock``/``FireTimer`` steps that fire the coordinator's timers 
 (the MockTimer rule of DESIGN.md §4: a task fires once now > deadline, in (deadline, seq) order).
 With a checked runner (``kgc.runs.CheckedRun``, injected by the layer above) every step is checked
 by the whole catalog and refinement, live; each group's recorded trace replays with ``kgc replay``.
+A profile the World does not drive yet (wire/direct.py ``world_runs``) is served by ``DirectGroup``s instead:
+the same answers and timers, unchecked and unrecorded (``recorded`` is False).
 """
 from __future__ import annotations
 
@@ -18,6 +20,11 @@ from core.trace import Trace, Violation
 from harness.external import WireRequest
 from harness.scope import Scope
 from harness.world import World
+from impl import CoordinatorConfig, GroupCoordinator
+from impl.profiles import get_profile, sibling_runtime
+from impl.results import GroupSummary
+
+from wire.direct import DirectGroup, world_runs
 
 
 class Stepper(Protocol):
@@ -54,9 +61,18 @@ class LiveSession:
         #: broker settings for every group's coordinator (Scope's coordinator overrides, e.g.
         #: group_min_session_timeout_ms; kgc conform matches the target's configuration with them)
         self.coordinator = dict(sorted((coordinator or {}).items()))
-        World(profile, Scope(), clients=0, record=False, mutant=mutant)   # bad profile/mutant: fail now
-        self._checked, self._on_violation = checked, on_violation
-        self.worlds: dict[str, World] = {}       # group id -> its world, in the order groups appeared
+        if sibling_runtime(profile) is None:
+            get_profile(profile)                 # an unknown profile: UnknownProfileError names the known ones
+        #: the harness drives this profile: every group is a World (checked if ``checked``), its trace recorded
+        self.recorded = world_runs(profile)
+        if self.recorded:
+            World(profile, Scope(), clients=0, record=False, mutant=mutant)   # a bad mutant: fail now
+        elif mutant is not None:
+            raise ValueError(f"seeded mutants run where the harness drives the profile; it does not drive "
+                             f"{profile} yet.")
+        self._checked = checked if self.recorded else None
+        self._on_violation = on_violation
+        self.worlds: dict[str, Any] = {}         # group id -> its World (or DirectGroup), in the order groups appeared
         self.runners: dict[str, Stepper] = {}
         self.violations: list[Violation] = []
         self.violations_by_group: dict[str, list[Violation]] = {}
@@ -64,6 +80,7 @@ class LiveSession:
         self._corr: list[int] = []             # the next request number, by connection index
         self._origin_ms: dict[str, int] = {}   # group id -> the real time that is 0 on its coordinator's clock
         self._last_real_ms = 0                 # the latest real time advance_to was given
+        self._blank: Any = None                # a coordinator with no group: describes groups nobody named
 
     @property
     def world(self) -> World | None:
@@ -83,12 +100,17 @@ class LiveSession:
             world.add_client("external")
         return len(self._conns) - 1
 
-    def submit(self, conn: int, api: str, **fields: Any) -> int:
-        """Hand one group request to its group's coordinator; returns its number on ``conn``."""
+    def submit(self, conn: int, api: str, api_version: int | None = None, **fields: Any) -> int:
+        """Hand one group request to its group's coordinator; returns its number on ``conn``. ``api_version``
+        (the request's version) reaches a coordinator stepped directly; a World's Receive does not carry it."""
         corr = self._corr[conn]
         self._corr[conn] = corr + 1
         request = _wire_request(api, corr, self._conns[conn], fields)
-        self._step(self._world_of(request.group_id), Action("Receive", conn, request.to_payload()))
+        world = self._world_of(request.group_id)
+        if isinstance(world, DirectGroup):
+            world.receive(conn, request, api_version)
+        else:
+            self._step(world, Action("Receive", conn, request.to_payload()))
         return corr
 
     def answers(self) -> list[Answer]:
@@ -125,8 +147,30 @@ class LiveSession:
         world = self.worlds.get(group_id)
         return None if world is None else world.coord.describe(group_id)
 
+    def describe_group(self, group_id: str, api_version: int) -> GroupSummary:
+        """DescribeGroups for one group at ``api_version``, answered by the group's coordinator — or, for a group
+        no request named yet, by a coordinator without groups (an unknown group: Dead; GROUP_ID_NOT_FOUND where
+        the release's v6 says so, R16). Changes nothing."""
+        world = self.worlds.get(group_id)
+        if world is None:
+            if self._blank is None:
+                self._blank = GroupCoordinator(CoordinatorConfig(profile=self.profile, **self.coordinator))
+            coord = self._blank
+        else:
+            coord = world.coord
+        summary: GroupSummary = coord.describe_group(group_id, api_version)
+        return summary
+
+    def steps(self, group_id: str) -> int:
+        """How many steps a group's coordinator took (requests and clock steps)."""
+        world = self.worlds.get(group_id)
+        return 0 if world is None else len(world.steps) if self.recorded else int(world.steps)
+
     def trace(self, group_id: str | None = None, name: str = "serve") -> Trace:
-        """A group's session so far as a kgc trace (default the primary group), carrying its first violation."""
+        """A group's session so far as a kgc trace (default the primary group), carrying its first violation;
+        only when ``recorded``."""
+        if not self.recorded:
+            raise ValueError(f"the harness does not drive profile {self.profile} yet: its sessions are not recorded.")
         world = self._world_of(group_id or self.group_id or "")
         gid = world.group_id
         trace = world.trace(name)
@@ -137,12 +181,17 @@ class LiveSession:
         """Nothing to release: the session holds no sockets or threads (the server owns those)."""
 
     # --- internals ------------------------------------------------------------------------
-    def _world_of(self, group_id: str) -> World:
+    def _world_of(self, group_id: str) -> Any:
         world = self.worlds.get(group_id)
         if world is not None:
             return world
         if self.group_id is None:
             self.group_id = group_id
+        if not self.recorded:
+            direct = DirectGroup(self.profile, group_id, self.coordinator)
+            self.worlds[group_id] = direct
+            self._origin_ms[group_id] = self._last_real_ms
+            return direct
         world = World(self.profile, Scope(group_id=group_id, **self.coordinator),
                       clients=["external"] * len(self._conns), record=True, mutant=self.mutant)
         self.worlds[group_id] = world
@@ -151,7 +200,7 @@ class LiveSession:
         self._origin_ms[group_id] = self._last_real_ms
         return world
 
-    def _step(self, world: World, action: Action) -> None:
+    def _step(self, world: Any, action: Action) -> None:
         runner = self.runners.get(world.group_id)
         if runner is None:
             world.step(action)

@@ -2,9 +2,11 @@
 
 Two tables, one fact each. ``BROKER_MAX_BY_RELEASE`` records, per API, the release in which a
 Kafka broker first accepted each new maximum version (Kafka's release notes and message JSON
-schemas). ``SERVED`` records the version range this package decodes, answers and tests. A profile
-advertises the intersection for its release; adding a profile is a new release key, never an
-``if profile == …`` here or in the server.
+schemas), and ``BROKER_MIN_BY_RELEASE`` the release from which it refused the oldest ones (KIP-896, 4.0).
+``SERVED`` records the version range this package decodes, answers and tests. A profile advertises the
+intersection for its release — and, for the APIs its coordinator answers, the range of the coordinator's own
+release table when a sibling runtime serves the profile (impl/java_gc/versions.py for 4.1) — so adding a
+profile is a new release key or a runtime's table, never an ``if profile == …`` here or in the server.
 """
 from __future__ import annotations
 
@@ -12,6 +14,8 @@ from types import MappingProxyType
 from typing import Mapping
 
 from kafka.protocol.api_key import ApiKey
+
+from impl.profiles import sibling_runtime
 
 Release = tuple[int, ...]
 
@@ -44,13 +48,25 @@ BROKER_MAX_BY_RELEASE: Mapping[str, tuple[tuple[Release, int], ...]] = MappingPr
     "DescribeGroups": (((0, 10, 0), 0), ((0, 11), 1), ((2, 0), 2), ((2, 3), 3), ((2, 4), 5)),
 })
 
+#: API -> ((first release whose brokers refuse the versions below ``min``, min), …): KIP-896's removals in 4.0.0
+#: for the APIs the server answers itself (FetchRequest.json, ListOffsetsRequest.json @4.0.0: "4-17", "1-10").
+#: Produce is not listed: 4.x brokers still advertise Produce from v0, though they serve v3+, because librdkafka
+#: reads a higher minimum as no Produce at all (KAFKA-18659; ApiKeys.java@4.1.1:153-156, 283-298).
+BROKER_MIN_BY_RELEASE: Mapping[str, tuple[tuple[Release, int], ...]] = MappingProxyType({
+    "Fetch": (((4, 0), 4),),
+    "ListOffsets": (((4, 0), 1),),
+})
+
 #: API -> (min, max) version this package serves. OffsetCommit v0/v1 and OffsetFetch v0 (ZooKeeper
 #: offsets, commit timestamps) are not served, as in Kafka 4.0 (KIP-896); Fetch stops before topic
-#: ids (v13); Metadata before v13; OffsetCommit/OffsetFetch before the KIP-848 member epochs (v9).
+#: ids (v13); Metadata before v13; OffsetCommit/OffsetFetch before topic ids (v10: an unstable version at 4.1.1,
+#: impl/java_gc/versions.py). OffsetCommit v9 (the KIP-848 member epoch in the generation field), OffsetFetch v9
+#: (member id and epoch, read by no classic group) and DescribeGroups v6 (GROUP_ID_NOT_FOUND for an unknown
+#: group, R16) are served for the releases that have them.
 SERVED: Mapping[str, tuple[int, int]] = MappingProxyType({
     "Produce": (0, 9), "ApiVersions": (0, 3), "Metadata": (0, 12), "FindCoordinator": (0, 4), "JoinGroup": (0, 9),
-    "SyncGroup": (0, 5), "Heartbeat": (0, 4), "LeaveGroup": (0, 5), "OffsetCommit": (2, 8),
-    "OffsetFetch": (1, 8), "ListOffsets": (0, 7), "Fetch": (0, 12), "DescribeGroups": (0, 5),
+    "SyncGroup": (0, 5), "Heartbeat": (0, 4), "LeaveGroup": (0, 5), "OffsetCommit": (2, 9),
+    "OffsetFetch": (1, 9), "ListOffsets": (0, 7), "Fetch": (0, 12), "DescribeGroups": (0, 6),
 })
 
 
@@ -75,13 +91,37 @@ def broker_max(api: str, release: Release) -> int | None:
     return best
 
 
+def broker_min(api: str, release: Release) -> int:
+    """The lowest version of ``api`` a broker of ``release`` accepts (0 unless KIP-896 removed some)."""
+    low = 0
+    for since, version in BROKER_MIN_BY_RELEASE.get(api, ()):
+        if since <= release:
+            low = version
+    return low
+
+
+def runtime_versions(profile: str) -> Mapping[str, tuple[int, int]]:
+    """API -> (min, max) from the release table of the sibling runtime serving ``profile`` (impl/profiles.py
+    SIBLING_RUNTIMES); empty for a profile of the Scala-shaped coordinator, whose ranges are the tables above."""
+    runtime = sibling_runtime(profile)
+    if runtime is None:
+        return MappingProxyType({})
+    table: Mapping[str, tuple[int, int]] = runtime.api_versions(profile)   # type: ignore[attr-defined]
+    return table
+
+
 def supported_versions(profile: str) -> dict[int, tuple[int, int]]:
-    """API key -> (min, max) advertised for ``profile``: the served range capped by the release's max."""
+    """API key -> (min, max) advertised for ``profile``: the served range within the release's range (the
+    runtime's own table for the APIs it lists)."""
     release = release_of(profile)
+    own = runtime_versions(profile)
     table: dict[int, tuple[int, int]] = {}
     for api in sorted(SERVED):
-        top = broker_max(api, release)
-        low, high = SERVED[api]
-        if top is not None and low <= min(high, top):
-            table[int(ApiKey[api])] = (low, min(high, top))
+        found = own[api] if api in own else (broker_min(api, release), broker_max(api, release))
+        bottom, top = found
+        if top is None:
+            continue
+        low, high = max(SERVED[api][0], bottom), min(SERVED[api][1], top)
+        if low <= high:
+            table[int(ApiKey[api])] = (low, high)
     return dict(sorted(table.items()))

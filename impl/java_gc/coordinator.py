@@ -7,7 +7,7 @@ points (``force_choices``) are here; partition load/unload in partitions.py, rea
 """
 from __future__ import annotations
 
-from typing import Any, Hashable
+from typing import Any, Hashable, Mapping
 
 from core.events import StepEvent
 from core.types import Errors
@@ -60,6 +60,12 @@ class JavaGroupCoordinator(JoinMixin, StaticMixin, RebalanceMixin, SyncMixin, Me
         self._created: list[str] = []
         self.fired: list[tuple[str, str, bool]] = []   # (key, kind, live) of timer events run: history
         self._outbox: list[tuple[Hashable, str, Any]] = []
+
+    @staticmethod
+    def api_versions(profile: str) -> Mapping[str, tuple[int, int]]:
+        """API -> (min, max) a broker of ``profile``'s release accepts and advertises (R14; versions.py): what
+        `kgc serve` advertises for the APIs this runtime answers."""
+        return JAVA_RELEASES[profile].api_versions
 
     # -- futures ------------------------------------------------------------------------------------
     def _future(self, request_key: Hashable | None, api: str) -> ResponseFuture:

@@ -1,4 +1,4 @@
-"""The conformance probe library (22 probes): seed scenarios that make sense on the wire, and edge probes.
+"""The conformance probe library (23 probes): seed scenarios that make sense on the wire, and edge probes.
 
 Each probe is a function of the broker configuration (its timers are the configured minimum session
 timeout S and initial delay D, so a test can run them with small values) returning a ``Probe`` that
@@ -77,7 +77,8 @@ def missing_group(cfg: BrokerConfig) -> Probe:
     b.commit("a", 50, gen=1, member_id=UNKNOWN_ID)
     return b.probe("known-member-on-missing-group", "§3.1 J3, §3.2, §3.3, §3.4, §3.5",
                    "requests naming a member id on a group that does not exist: UNKNOWN_MEMBER_ID (JoinGroup, "
-                   "SyncGroup, Heartbeat, LeaveGroup v1; v3 per member), ILLEGAL_GENERATION (OffsetCommit)", 3000)
+                   "SyncGroup, Heartbeat, LeaveGroup v1; v3 per member), ILLEGAL_GENERATION (OffsetCommit; "
+                   "GROUP_ID_NOT_FOUND from v9 on 4.x, SPEC-4x.md R15)", 3000)
 
 
 def session_timeout_bounds(cfg: BrokerConfig) -> Probe:
@@ -176,6 +177,25 @@ def silent_member(cfg: BrokerConfig) -> Probe:
                    "a member silent for its session timeout is removed: the survivor's heartbeat answers "
                    "REBALANCE_IN_PROGRESS and its rejoin forms the next generation alone",
                    cfg.initial_delay_ms + 2 * s + 3000, timing=True)
+
+
+def late_sync_in_stable(cfg: BrokerConfig) -> Probe:
+    s = cfg.min_session_ms
+    b = Builder(cfg)
+    ja = b.join("a", 0, session=2 * s)          # sessions of 2S: every answer below is S/2 or more from a deadline
+    jb = b.join("b", 100, session=2 * s)
+    leader = b.sync("a", 0, (ja, jb), leader=True)
+    b.sync("b", s, (jb, leader))               # the group is Stable: the follower's SyncGroup comes S late
+    for k in range(4):                         # S/2, 3S/2, 5S/2, 7S/2 after the leader's sync
+        b.heartbeat("a", s // 2 if k == 0 else s)
+    rejoin = b.join("a", 0, new=False, session=2 * s)
+    b.sync("a", 0, rejoin, leader=True)
+    return b.probe("late-sync-in-stable", "§3.2 (6), §4.6; SPEC-4x.md R9",
+                   "a follower that syncs S after the join phase (the leader's sync made the group Stable) and "
+                   "then stays silent is expired at its sync + its session 2S up to 3.9 (the Stable SyncGroup "
+                   "reschedules its session, GroupCoordinator.scala@3.9.1:643) and at the join phase's end + 2S from "
+                   "4.0 (it does not, GroupMetadataManager.java@4.1.1:7415-7424): the leader's heartbeats show which",
+                   cfg.initial_delay_ms + 4 * s + 2000, timing=True)
 
 
 def leave_in_stable(cfg: BrokerConfig) -> Probe:
@@ -331,6 +351,7 @@ PROBES: dict[str, ProbeFactory] = {
     "follower-sync-before-leader": follower_sync_first,
     "member-never-rejoins": member_never_rejoins,
     "silent-member-expires": silent_member,
+    "late-sync-in-stable": late_sync_in_stable,
     "leave-in-stable": leave_in_stable,
     "leave-in-preparing-rebalance": leave_in_preparing,
     "leave-in-completing-rebalance": leave_in_completing,

@@ -65,21 +65,34 @@ def generation_monotone(run: Run) -> list[tuple[str, str]]:
     return bad
 
 
+def _static_identities(run: Run) -> dict[str, str]:
+    """Member id -> its group.instance.id, for every static member an answer or a request names."""
+    out: dict[str, str] = {}
+    for e in _answered(run):
+        r, instance = e.response or {}, e.request.get("group_instance_id")
+        if e.api == "JoinGroup" and instance and r.get("member_id"):
+            out[str(r["member_id"])] = str(instance)
+        for m in r.get("members", []) if e.api == "JoinGroup" else []:
+            if m.get("group_instance_id"):
+                out[str(m["member_id"])] = str(m["group_instance_id"])
+    return out
+
+
 def one_leader_and_protocol_per_generation(run: Run) -> list[tuple[str, str]]:
-    """A v9 answer with skipAssignment (KIP-814) is the leader's static restart inside its generation: the leader is
-    re-keyed to the restart's new member id (GroupCoordinator.scala 3.9.0-rc3 1407-1422, SPEC.md Corrections 1), so
-    it names itself and the generation's leader is that id from then on; the protocol stays."""
+    """A static leader restarting in Stable keeps the generation under a new member id, and a v9+ JoinGroup
+    answer names that new id as leader (KIP-814: GroupCoordinator.scala@3.9.1 1398-1424,
+    GroupMetadataManager.java@4.1.1 7239-7250), so a leader is one static identity, not one member id."""
     bad, seen = [], {}
+    static = _static_identities(run)
     for e in _joined(run):
         r = e.response
-        shape = (r["leader"], r["protocol_name"], r["protocol_type"] if e.version >= 7 else None)
-        if r.get("skip_assignment") and r["leader"] == r["member_id"] and r["generation_id"] in seen:
-            label, (_, protocol, kind) = seen[r["generation_id"]]
-            seen[r["generation_id"]] = (label, (r["leader"], protocol, kind))
-        first = seen.setdefault(r["generation_id"], (e.label, shape))
+        leader = r["leader"]
+        identity = f"instance {static[leader]}" if leader in static else leader
+        shape = (identity, r["protocol_name"], r["protocol_type"] if e.version >= 7 else None)
+        first = seen.setdefault(r["generation_id"], (e.label, shape, leader))
         if first[1][:2] != shape[:2] or (shape[2] is not None and first[1][2] not in (None, shape[2])):
-            bad.append((e.label, f"generation {r['generation_id']} was told leader {shape[0]} and protocol "
-                                 f"{shape[1]}, but {first[0]} was told leader {first[1][0]} and {first[1][1]}"))
+            bad.append((e.label, f"generation {r['generation_id']} was told leader {leader} and protocol "
+                                 f"{shape[1]}, but {first[0]} was told leader {first[2]} and {first[1][1]}"))
     return bad
 
 

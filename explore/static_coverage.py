@@ -4,13 +4,16 @@ with its own denominator beside the walk scopes' map (explore/coverage.py), and 
 The world is the gate's static walk (kgc/gate.py ``STATIC_WALKS["static"]``): three clients that hold two
 group.instance.ids between them — two static consumers ("i0", "i2") and an adversary that forges the first one's
 ("i0") — so a state has at most two static members, every JoinGroup carries an instance id, and restarts, fencing and
-the KAFKA-10284 persist path are what there is to reach. The model graph is the coverage quotient's
-(model/quotient.py) with the scope's coordinator switches and ``static``, 3 member slots (two members and the ops a
-replaced id leaves behind, which the quotient forgets where they are inert) and at most ``STATIC_APPENDS`` pending
-appends: a static store beside the leader's group record is already two, and each more multiplies the states by the
-pairs of append kinds without a rule that is not met with one. Edges are counted as in the walk scopes' map (up to
-slot symmetry, stutters out, labelled by the action the step is); it is walked only along offered actions, so an edge
-left out is listed with its reason only where its source is reached.
+the KAFKA-10284 persist path are what there is to reach. A client may restart with the other assignor list
+(``Scope.assignor_upgrades``): that restart — like any restart with other metadata — is the ``changed`` cell of
+JoinGroup/static-rejoin, which the graph's own actions do not carry, so its edges are judged by the labelled refinement
+but are not in this map's denominator. The model graph is the coverage quotient's (model/quotient.py) with the
+scope's coordinator switches and ``static``, 3 member slots (two members and the ops a replaced id leaves behind,
+which the quotient forgets where they are inert) and at most ``STATIC_APPENDS`` pending appends: a static store
+beside the leader's group record is already two, and each more multiplies the states by the pairs of append kinds
+without a rule that is not met with one. Edges are counted as in the walk scopes' map (up to slot symmetry, stutters
+out, labelled by the action the step is); it is walked only along offered actions, so an edge left out is listed with
+its reason only where its source is reached.
 """
 from __future__ import annotations
 

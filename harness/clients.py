@@ -23,6 +23,8 @@ from harness.scope import Scope
 
 APIS = ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit")
 PARTITIONS = tuple(f"p{i}" for i in range(6))
+#: the assignor a rolling bounce puts first in partition.assignment.strategy (Scope.assignor_upgrades)
+UPGRADE_ASSIGNOR = "roundrobin"
 ADVERSARY = "ADVERSARY"
 
 
@@ -44,6 +46,7 @@ class ClientConfig:
     leaves: bool = True       # may send LeaveGroup (close / poll timeout)
     rejoins: bool = True      # a STABLE consumer may rejoin with unchanged metadata
     resubscribes: bool = False   # a STABLE consumer may rejoin with other metadata (its subscription changed)
+    assignor_upgrades: bool = False   # a restart may come back with the other assignor list (Scope.assignor_upgrades)
 
 
 def round_robin_assignment(member_ids: tuple[str, ...]) -> Assignments:
@@ -61,12 +64,14 @@ class Client(ABC):
     """State shared by both client kinds; every field is plain data (see ``to_state``)."""
 
     __slots__ = ("config", "state", "member_id", "generation_id", "leader", "known_members",
-                 "assignment", "protocol_name", "next_corr", "inflight", "last_heartbeat_ms", "subscription")
+                 "assignment", "protocol_name", "next_corr", "inflight", "last_heartbeat_ms", "subscription",
+                 "assignors")
     kind = "client"
 
     def __init__(self, config: ClientConfig, now_ms: int = 0) -> None:
         self.config = config
         self.next_corr = 1
+        self.assignors = 0     # which assignor list the process is configured with (0: as configured); a crash keeps it
         self._reset_all(self.initial_state(), now_ms)
 
     def initial_state(self) -> str:
@@ -91,11 +96,15 @@ class Client(ABC):
         self.subscription = 0      # which of two subscriptions a resubscribing consumer holds (0: as configured)
 
     def protocols(self) -> tuple[tuple[str, bytes], ...]:
-        """The protocols a JoinGroup carries: the configured ones, their metadata naming one more topic while the
-        other subscription is held (the protocol names stay, so the group's protocol selection is unchanged)."""
+        """The protocols a JoinGroup carries: the configured ones — after an assignor upgrade with
+        ``UPGRADE_ASSIGNOR`` first, carrying the same subscription — their metadata naming one more topic while the
+        other subscription is held (a subscription keeps the protocol names, so the group's selection is unchanged)."""
+        protocols = self.config.protocols
+        if self.assignors and protocols:
+            protocols = ((UPGRADE_ASSIGNOR, protocols[0][1]),) + protocols
         if not self.subscription:
-            return self.config.protocols
-        return tuple((name, metadata + b"+t1") for name, metadata in self.config.protocols)
+            return protocols
+        return tuple((name, metadata + b"+t1") for name, metadata in protocols)
 
     # --- world interface ---------------------------------------------------------------
     @abstractmethod
@@ -110,7 +119,11 @@ class Client(ABC):
         """The process dies: everything but the corr counter is lost (old responses stay stale)."""
         self._reset_all(CRASHED, 0)
 
-    def restart(self, now_ms: int) -> None:
+    def restart(self, now_ms: int, upgrade: bool = False) -> None:
+        """The process starts again; ``upgrade``: with the other assignor list (a rolling bounce that changes
+        partition.assignment.strategy, or its rollback: Scope.assignor_upgrades)."""
+        if upgrade:
+            self.assignors = 1 - self.assignors
         self._reset_all(self.initial_state(), now_ms)
 
     @abstractmethod
@@ -145,17 +158,20 @@ class Client(ABC):
 
     # --- snapshots ---------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
-        """Plain data; the subscription only for a client that may change it (so the snapshots, and the digests
-        recorded in traces, of worlds without resubscriptions stay what they were)."""
+        """Plain data; the subscription and the assignor list only for a client that may change them (so the
+        snapshots, and the digests recorded in traces, of worlds without those changes stay what they were)."""
         state = (self.state, self.member_id, self.generation_id, self.leader, self.known_members,
                  self.assignment, self.protocol_name, self.next_corr, tuple(sorted(self.inflight.items())),
                  self.last_heartbeat_ms)
-        return state + (self.subscription,) if self.config.resubscribes else state
+        state += (self.subscription,) if self.config.resubscribes else ()
+        return state + (self.assignors,) if self.config.assignor_upgrades else state
 
     def set_state(self, state: tuple[Any, ...]) -> None:
         (self.state, self.member_id, self.generation_id, self.leader, self.known_members, self.assignment,
          self.protocol_name, self.next_corr, inflight, self.last_heartbeat_ms) = state[:10]
-        self.subscription = state[10] if self.config.resubscribes else 0
+        extra = list(state[10:])
+        self.subscription = extra.pop(0) if self.config.resubscribes else 0
+        self.assignors = extra.pop(0) if self.config.assignor_upgrades else 0
         self.inflight = dict(inflight)
 
     @classmethod
@@ -481,6 +497,6 @@ def client_configs(scope: Scope, kinds: tuple[str, ...], version: ClientVersion)
             index=i, client_id=client_id, session_timeout_ms=session, rebalance_timeout_ms=rebalance,
             heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", client_id.encode()),),
             version=version, timed=scope.timed, commits=scope.commits, leaves=scope.leaves,
-            rejoins=scope.rejoins, resubscribes=scope.resubscribes,
+            rejoins=scope.rejoins, resubscribes=scope.resubscribes, assignor_upgrades=scope.assignor_upgrades,
             group_instance_id=CLIENT_KINDS[kinds[i]].instance_id(i)))
     return tuple(configs)

@@ -19,7 +19,7 @@ from harness.labels import Before, capture, judge, predicted_error, stale_comple
 from harness.shadow import Shadow
 from harness.world import World
 from model.state import AbstractAction, Scope, State, padded
-from model.step import successors
+from model.step import step, successors
 
 
 class NonRefiningStep(AssertionError):
@@ -141,4 +141,12 @@ def _first_labels(before: State, profile: str, scope: Scope) -> dict[State, Abst
     out: dict[State, AbstractAction] = {}
     for action, target in successors(before, profile, scope):
         out.setdefault(target, action)
+    # a static restart that carries other protocol metadata is the model's transition of its ``changed`` cell, which
+    # the graph's own actions do not carry (model/step.py REQUEST_CELLS): in Stable (KAFKA-10284) it may change the
+    # selected protocol and rebalance — a restart with another assignor list does (Scope.assignor_upgrades). The
+    # labelled check names the cell; an unlabelled step (after an error the model did not predict) may be it too
+    for i, slot in enumerate(before.slots):
+        if slot.static and slot.member:
+            for target in step(before, AbstractAction("JoinGroup/static-rejoin", i, "changed"), profile, scope):
+                out.setdefault(target, AbstractAction("JoinGroup/static-rejoin", i, "changed"))
     return out

@@ -26,6 +26,12 @@ class Scope:
     #: subscription matched a new topic (ConsumerCoordinator's rejoinNeededOrPending on a changed subscription or
     #: metadata snapshot); the member keeps its id and the coordinator rebalances (SPEC.md §3.1 J5b, §1.3)
     resubscribes: bool = False
+    #: a client that restarts may come back with another partition.assignment.strategy list: the rolling bounce that
+    #: changes a group's assignor restarts each consumer with the new assignor first and the old one kept
+    #: ("roundrobin", "range") where it had ("range"), and a rollback restarts it with the old list again. The
+    #: election re-run by a static restart in Stable (KAFKA-10284, SPEC.md §3.1 J5a step 4) then meets a first choice
+    #: that is not the group's protocol (harness/clients.py ``protocols``)
+    assignor_upgrades: bool = False
     advance_ms: tuple[int, ...] = (1000,)   # AdvanceClock amounts offered
     timed: bool = False                # heartbeats only every heartbeat_interval_ms
     max_time_ms: int | None = None     # the clock never moves beyond this
@@ -67,12 +73,12 @@ class Scope:
         return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
 
     def to_json(self) -> dict[str, Any]:
-        """Every field, tuples as lists, in field order; ``client_id`` and ``resubscribes`` only when set (traces
-        written before they existed keep their bytes)."""
+        """Every field, tuples as lists, in field order; ``client_id``, ``resubscribes`` and ``assignor_upgrades``
+        only when set (traces written before they existed keep their bytes)."""
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name in ("client_id", "resubscribes") and not value:
+            if f.name in ("client_id", "resubscribes", "assignor_upgrades") and not value:
                 continue
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out

@@ -68,7 +68,8 @@ class World:
       due (bounded lateness), never past ``scope.max_time_ms``;
     - CompleteAppend while a deferred append is pending; crashes: Crash any client that is not
       crashed (a CLOSED or FAILED one too: that is how a closed consumer comes back), Restart a
-      crashed one; unload: see the module doc.
+      crashed one (arg 1, where the scope has ``assignor_upgrades``: with its other assignor list);
+      unload: see the module doc.
     ``enabled()`` is cached until the next ``step``/``restore``; code that changes the coordinator,
     a client or the network by hand must not rely on it.
     """
@@ -194,6 +195,8 @@ class World:
         if scope.crashes:
             for i, client in enumerate(self.clients):
                 keys.append(("Restart" if client.state == CRASHED else "Crash", i, 0))
+                if client.state == CRASHED and scope.assignor_upgrades:
+                    keys.append(("Restart", i, 1))    # with the other assignor list (Scope.assignor_upgrades)
         if scope.unload:
             keys.append(("UnloadGroup" if self.partition == LOADED else "LoadGroup", -1, 0))
         return keys
@@ -345,7 +348,7 @@ class World:
         self.clients[a.client].crash()
 
     def _restart(self, a: Action) -> None:
-        self.clients[a.client].restart(self.coord.now_ms)
+        self.clients[a.client].restart(self.coord.now_ms, upgrade=a.arg == 1)
 
     def _unload_group(self, a: Action) -> None:
         self.coord.unload_group(self.group_id)

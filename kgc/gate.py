@@ -64,9 +64,13 @@ WALK_KINDS = ("adversarial", "java")
 #: member ids it sends with that instance id — the two documented findings of mixed groups (properties/findings.py:
 #: J5b step 3's IllegalStateException, 3.x's LeaveGroup of a pending id). The first is the world of the static
 #: scope's own coverage map (explore/static_coverage.py); both hold back what disrupts a rebalance (``STATIC_HELD``)
-#: until the group is first Stable, as the reload walks hold partition moves.
+#: until the group is first Stable, as the reload walks hold partition moves. A client may restart with the other
+#: assignor list (``assignor_upgrades``: a rolling bounce to ("roundrobin", "range")), so a static restart in Stable
+#: re-runs the election with a first choice that is not the group's protocol (KAFKA-10284: stored while the selection
+#: keeps it, rule static-protocol-selection).
 _STATIC_SCOPE = Scope(append_mode="deferred", faults=True, commits=True, crashes=True, advance_ms=(1000, 5000),
-                      session_timeout_ms=(20000, 20000, 20000), rebalance_timeout_ms=(6000, 6000, 6000))
+                      session_timeout_ms=(20000, 20000, 20000), rebalance_timeout_ms=(6000, 6000, 6000),
+                      assignor_upgrades=True)
 STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     # sessions outlive the join phase, so a static member that crashed is kept by a join completion (§4.4 step 1)
     "static": (_STATIC_SCOPE, ("static", "static-adversarial", "static")),

@@ -14,6 +14,7 @@ from harness.clients import JavaConsumer
 from harness.external import WireRequest
 from harness.puppets import KINDS, moves
 from harness.refinement import RefinementChecker
+from harness.scope import Scope
 from harness.scenarios import Driver
 from harness.world import World
 from kgc.gate import STATIC_WALKS, WALK_SCOPES, _disrupts, _is_stable, walk
@@ -113,3 +114,78 @@ def test_a_resubscribing_consumer_rejoins_with_its_other_subscription_and_the_re
     # a scope without resubscribes: the consumer never offers it, and its state has no subscription field
     calm = World("2.7.0", WALK_SCOPES["calm"], clients=("java",) * 3, seed=0, record=True)
     assert len(calm.clients[0].to_state()) == 10
+
+
+def _stable(profile: str, mutant: str | None = None, seed: int = 0) -> CheckedRun:
+    """The static world driven, without what the static walks hold back, until its group is first Stable."""
+    scope, clients = STATIC_WALKS["static"]
+    run, rng = CheckedRun(World(profile, scope, clients=clients, seed=seed, record=True, mutant=mutant)), \
+        random.Random(seed)
+    while not _is_stable(run.world):
+        calm = [a for a in run.world.enabled() if not _disrupts(run.world, a)]
+        run.step(calm[rng.randrange(len(calm))])
+    assert run.violations == [] and len(run.world.coord.groups[run.world.group_id].members) == 2
+    return run
+
+
+def _restart_upgraded(run: CheckedRun, client: int) -> None:
+    """Client ``client`` crashes and comes back with the other assignor list; its JoinGroup ("", its instance id)
+    reaches the coordinator."""
+    run.step(Action("Crash", client, 0))
+    assert Action("Restart", client, 1) in run.world.enabled() and Action("Restart", client, 0) in run.world.enabled()
+    run.step(Action("Restart", client, 1))
+    run.step(Action("JoinGroup", client, 0))
+    run.step(next(a for a in run.world.enabled() if a.kind == "DeliverRequest" and a.client == client))
+
+
+def test_a_static_restart_with_the_other_assignor_list_keeps_the_protocol_and_is_stored() -> None:
+    """Scope.assignor_upgrades: the rolling bounce's first restart offers ("roundrobin", "range"); the other member
+    supports range only, so the election re-run in Stable keeps range and 2.7.0 stores the replacement
+    (KAFKA-10284, GroupCoordinator.scala 2.7.0 lines 1043-1053) — labelled static-rejoin[changed]."""
+    run = _stable("2.7.0")
+    _restart_upgraded(run, 0)
+    assert run.world.clients[0].protocols() == (("roundrobin", b"c0"), ("range", b"c0"))
+    group = run.world.coord.groups[run.world.group_id]
+    assert run.violations == [] and group.state.value == "Stable" and group.protocol_name == "range"
+    assert len(run.world.coord.appends) == 1    # the store of the new member id waits for its append
+    assert any(a.kind == "JoinGroup/static-rejoin" and a.arg == "changed" for _, a, _ in run.refinement.coverage.edges)
+    # a crash keeps the process's configuration: the next plain restart sends the upgraded list again
+    assert len(run.world.clients[0].to_state()) == 11 and run.world.clients[0].to_state()[-1] == 1
+
+
+def test_the_mutant_that_rebalances_on_its_own_choice_is_caught_by_the_election_rule() -> None:
+    run = _stable("2.7.0", mutant="static-restart-rebalances-on-own-choice")
+    _restart_upgraded(run, 0)
+    [v] = run.violations
+    assert v.property == "refines-the-abstract-model" and "static-protocol-selection" in v.message
+    assert "keeps the protocol 'range', yet the group rebalanced" in v.message
+
+
+@pytest.mark.parametrize("halfway", [False, True], ids=["labelled", "unlabelled"])
+def test_the_last_upgraded_restart_changes_the_protocol_and_rebalances(halfway: bool) -> None:
+    """Both members upgraded: each votes roundrobin, so the second restart changes the selection and Stable
+    rebalances. Unlabelled (after an error the model did not predict) the step is the ``changed`` cell's
+    transition too, not a graph edge (harness/refinement.py ``_first_labels``)."""
+    run = _stable("2.7.0")
+    assert run.refinement is not None
+    run.refinement.halfway = halfway
+    _restart_upgraded(run, 0)
+    run.step(Action("CompleteAppend", -1, "NONE"))
+    _restart_upgraded(run, 2)
+    group = run.world.coord.groups[run.world.group_id]
+    assert run.violations == [] and group.state.value == "PreparingRebalance"
+
+
+def test_only_a_scope_with_assignor_upgrades_offers_the_other_list_and_its_json_says_so_only_then() -> None:
+    faults = WALK_SCOPES["faults"]
+    world = World("2.7.0", faults, clients=("java",) * 3, seed=0, record=True)
+    world.step(Action("Crash", 0, 0))
+    assert Action("Restart", 0, 0) in world.enabled() and Action("Restart", 0, 1) not in world.enabled()
+    assert len(world.clients[0].to_state()) == 10 and "assignor_upgrades" not in faults.to_json()
+    assert STATIC.to_json()["assignor_upgrades"] is True and Scope.from_json(STATIC.to_json()) == STATIC
+    # a rollback restarts with the configured list again
+    static = World("2.7.0", STATIC, clients=STATIC_WALKS["static"][1], seed=0, record=True)
+    for arg in (1, 1):
+        static.step(Action("Crash", 2, 0))
+        static.step(Action("Restart", 2, arg))
+    assert static.clients[2].protocols() == (("range", b"c2"),)

@@ -1,0 +1,121 @@
+"""The Kafka 4.x runtime's own rules, checked on every step of a world that drives it (profile 4.1, SPEC-4x.md).
+
+The catalog's properties and the labelled refinement read the Scala coordinator's structures and do not judge
+profile 4.1 yet (issue 25 phase B, README "Kafka 4.x"); these three rules read only what the Java coordinator
+shows through its views (``timers``, ``pending_appends``) and what a step answered, and apply by release fact:
+
+- ``timers-are-keyed`` (R1, ``keyed-timers``): every timer task but a write timeout sits under its key, so that
+  scheduling the key again replaces it (CoordinatorRuntime.java@4.1.1:356-425);
+- ``held-answers-wait-for-earlier-writes`` (R3, ``answers-wait-for-commit``): a Heartbeat, LeaveGroup or
+  OffsetCommit answered NONE in the step that delivered it found no uncommitted write of the partition
+  (waitForPendingWrites, CR:922-932; a thrown error is answered at once, CR:1421-1423, so only NONE is judged);
+- ``write-timeout-answers-coordinator-not-available`` (R2, ``write-timeout``): the requests a write timeout answers
+  get COORDINATOR_NOT_AVAILABLE (REQUEST_TIMED_OUT mapped, CoordinatorOperationExceptionHelper@4.1.1).
+
+Written from SPEC-4x.md and the source, never from impl: the rules name Kafka's behaviour, not the runtime's code.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from core.actions import Action
+from harness.world import World
+from model.releases import fact
+
+HELD_APIS = ("Heartbeat", "LeaveGroup", "OffsetCommit")
+
+
+@dataclass(frozen=True, slots=True)
+class Before:
+    """What a rule needs of the world before a step: uncommitted writes, and how many timer events had run."""
+
+    uncommitted: bool
+    fired: int
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeRule:
+    name: str
+    fact: str          # the release fact that makes the rule apply (model/releases.py)
+    claim: str
+    source: str
+    check: Callable[[World, Before, Action], str | None]   # a violation's one-line reason, or None
+
+
+def before(world: World) -> Before:
+    return Before(bool(world.coord.pending_appends()), len(world.coord.fired))
+
+
+def _timers_are_keyed(world: World, _before: Before, _action: Action) -> str | None:
+    for task in world.coord.timers():
+        if task.key is None and task.kind != "write-timeout" and task.status != "stale":
+            return f"timer task {task.seq} ({task.kind}, due {task.deadline_ms}) is under no key"
+    return None
+
+
+def _held_answers(world: World, seen: Before, action: Action) -> str | None:
+    if action.kind != "DeliverRequest" or not seen.uncommitted:
+        return None
+    for r in world.answered:
+        if (r.client, r.corr) == (action.client, action.arg) and r.api in HELD_APIS and r.error == "NONE":
+            return f"{r.api} of client {r.client} answered NONE while an earlier write was uncommitted"
+    return None
+
+
+def _write_timeouts(world: World, seen: Before, action: Action) -> str | None:
+    ran = world.coord.fired[seen.fired:]
+    if action.kind != "FireTimer" or not any(kind == "write-timeout" and live for _key, kind, live in ran):
+        return None
+    wrong = sorted({r.error for r in world.answered} - {"COORDINATOR_NOT_AVAILABLE"})
+    return f"a write timeout answered {', '.join(wrong)}" if wrong else None
+
+
+RULES: tuple[RuntimeRule, ...] = (
+    RuntimeRule("timers-are-keyed", "keyed-timers",
+                "Every timer task but a write timeout sits under its key, so that scheduling the key again "
+                "replaces it.", "SPEC-4x.md R1; CoordinatorRuntime.java@4.1.1:356-425", _timers_are_keyed),
+    RuntimeRule("held-answers-wait-for-earlier-writes", "answers-wait-for-commit",
+                "A Heartbeat, LeaveGroup or OffsetCommit is not answered NONE in the step that delivers it while an "
+                "earlier write of the partition is uncommitted.",
+                "SPEC-4x.md R3 (corrected); CoordinatorRuntime.java@4.1.1:922-932", _held_answers),
+    RuntimeRule("write-timeout-answers-coordinator-not-available", "write-timeout",
+                "A request whose write times out is answered COORDINATOR_NOT_AVAILABLE.",
+                "SPEC-4x.md R2; CoordinatorRuntime.java@4.1.1:1146-1166", _write_timeouts),
+)
+
+
+def rules_for(profile: str) -> tuple[RuntimeRule, ...]:
+    return tuple(r for r in RULES if fact(r.fact, profile))
+
+
+@dataclass(frozen=True, slots=True)
+class RuntimeViolation:
+    rule: str
+    step: int
+    reason: str
+
+
+def checked_step(world: World, action: Action, rules: tuple[RuntimeRule, ...]) -> list[RuntimeViolation]:
+    """Step ``world`` with ``action`` and judge the step by ``rules``."""
+    seen = before(world)
+    world.step(action)
+    index = len(world.steps) - 1
+    return [RuntimeViolation(r.name, index, reason) for r in rules
+            if (reason := r.check(world, seen, action)) is not None]
+
+
+def checked_walk(world: World, steps: int, pick: Callable[[tuple[Action, ...]], Action]) -> list[RuntimeViolation]:
+    """A walk judged on every step; stops at the first violation."""
+    rules = rules_for(world.profile.name)
+    for _ in range(steps):
+        enabled = world.enabled()
+        if not enabled:
+            break
+        found = checked_step(world, pick(enabled), rules)
+        if found:
+            return found
+    return []
+
+
+__all__ = ["RULES", "RuntimeRule", "RuntimeViolation", "checked_step", "checked_walk", "rules_for"]

@@ -161,3 +161,27 @@ def test_other_profiles_keep_their_world_state_shape() -> None:
     world = World("3.9", CALM)
     assert len(world.to_state()) == 4 and world.branch is None
     assert not any(a.kind in ("FlushBatch", "CommitBatch", "Choose") for a in world.enabled())
+
+
+def test_the_world_reaches_r9_a_sync_in_stable_that_leaves_the_session_timer() -> None:
+    """R9 (stable-sync-keeps-session-timer): the world's own clients send a SyncGroup that finds the group Stable;
+    it is answered NONE and the member's session timer keeps its deadline (3.9 would reschedule it). Reached on
+    walk seed 9 (3 Java consumers, the calm scope), 3 of 60 calm walks of seeds 0-29."""
+    from core.types import GroupState
+    world = World("4.1", CALM, seed=9)
+    rng = random.Random(9)
+    for _ in range(300):
+        enabled = world.enabled()
+        action = enabled[rng.randrange(len(enabled))]
+        req = world.net.requests.get((action.client, int(action.arg))) if action.kind == "DeliverRequest" else None
+        view = world.coord.describe("g")
+        timers = {t.key: (t.seq, t.deadline_ms) for t in world.coord.timers() if t.status == "scheduled"}
+        world.step(action)
+        if req is None or req.api != "SyncGroup" or view is None or view.state is not GroupState.STABLE:
+            continue
+        answer = [r for r in world.answered if (r.client, r.corr) == (action.client, action.arg)]
+        key = f"heartbeat-g-{req.member_id}"
+        after = {t.key: (t.seq, t.deadline_ms) for t in world.coord.timers() if t.status == "scheduled"}
+        if answer and answer[0].error == "NONE" and key in timers and after.get(key) == timers[key]:
+            return
+    pytest.fail("walk seed 9 no longer sends a SyncGroup in Stable")

@@ -84,6 +84,7 @@ class World:
         self.keyed_timers = keyed_timers(self.profile.name)
         self.choosy = hash_order_choices(self.profile.name)
         self.branch: Branch | None = None     # the choice points the last step met (Choose re-runs it)
+        self._state_cache: tuple[int, tuple[Any, ...]] = (-1, ())   # (version, to_state()) of a world with choices
         self.kinds = client_kinds(clients)
         self.seed, self.record, self.mutant = seed, record, mutant
         self.group_id = self.scope.group_id
@@ -457,6 +458,8 @@ class World:
     # --- snapshots -------------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
         """The world as one nested tuple of plain data (equal worlds give equal tuples)."""
+        if self.choosy and self._state_cache[0] == self._version:
+            return self._state_cache[1]     # a world with choice points reads its state before every step too
         coord_state = self.coordinator_state()
         # external clients hold no state, and a served session opens connections as it goes: leaving them
         # out keeps a step's digest independent of how many connections exist at the time
@@ -465,7 +468,9 @@ class World:
         if not self.choosy:
             return core
         branch = self.branch
-        return core + (None if branch is None else (branch.before, branch.action, branch.picks, branch.options),)
+        state = core + (None if branch is None else (branch.before, branch.action, branch.picks, branch.options),)
+        self._state_cache = (self._version, state)
+        return state
 
     def _core_state(self) -> tuple[Any, ...]:
         """``to_state`` without the branch a world with choice points carries."""

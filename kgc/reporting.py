@@ -15,6 +15,8 @@ from harness.replay import world_for
 from harness.world import World
 from properties.catalog import CATALOG
 from properties.checker_side import unobservable
+from properties.runtime_4x import RULES as RUNTIME_RULES
+from model.releases import release
 from reports.formats import violation_json
 from reports.html import render_html
 from reports.markdown import render_markdown
@@ -25,6 +27,8 @@ from reports.violation import ViolationReport
 def abstract_path(trace: Trace) -> tuple[str, ...]:
     """The abstract states the trace passes through (stutters folded), each with the step that led there;
     it ends at a state the abstraction has no image for (a ``checker-observes-every-state`` trace)."""
+    if not release(trace.profile).runnable:
+        return (f"      (the model does not judge profile {trace.profile} yet: no abstract path)",)
     world = world_for(trace, record=True)
     text = _abstract_text(world)
     lines, last = [f"      {text}"], text
@@ -55,9 +59,10 @@ def _abstract_text(world: World) -> str:
 def violation_report(trace: Trace, violation: Violation, shrunk_by: str = "BFS (shortest)",
                      trace_file: str = "counterexample.json") -> ViolationReport:
     prop = CATALOG.get(violation.property)
-    claim = prop.claim if prop else violation.message
-    source = prop.source if prop else "kgc"
-    kind = prop.kind if prop else "always"
+    rule = next((r for r in RUNTIME_RULES if r.name == violation.property), None)   # a 4.x runtime rule
+    claim = prop.claim if prop else rule.claim if rule else violation.message
+    source = prop.source if prop else rule.source if rule else "kgc"
+    kind = prop.kind if prop else "always_step" if rule else "always"
     trace = replace(trace, violation=violation)
     return ViolationReport(violation.property, claim, source, kind, violation, trace, abstract_path(trace),
                            trace_file, shrunk_by)

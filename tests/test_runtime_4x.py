@@ -76,3 +76,18 @@ def test_each_runtime_mutant_is_caught_by_the_rule_it_names(name: str) -> None:
                 assert found[0].rule in m.catches, found
                 return
     pytest.fail(f"mutant {name} was not caught in 40 walks")
+
+
+def test_the_gate_on_4_1_is_its_rule_checked_walks_and_passes_on_the_reference(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from kgc.cli import main
+    from kgc.gate import run_gate
+    result = run_gate("4.1", None, 30.0)
+    assert result.passed and [p.name for p in result.phases] == ["walks"] and result.coverage is None
+    assert result.phases[0].runs > 0 and result.phases[0].steps > 0
+    assert result.properties == tuple(r.name for r in RULES)
+    assert main(["check", "--profile", "4.1", "--budget", "15", "--out", str(tmp_path)]) == 0
+    run = json.loads((tmp_path / "4.1" / "run.json").read_text())
+    assert run["passed"] and run["properties_checked"] == [r.name for r in RULES]
+    assert 'failures="0"' in (tmp_path / "4.1" / "junit.xml").read_text()

@@ -15,7 +15,7 @@ from pathlib import Path
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.excuses import excused
-from model.releases import all_of, everywhere, get_fact, profiles_where, unless, when
+from model.releases import KNOWN, all_of, everywhere, get_fact, profiles_where, unless, when
 from properties.catalog import CATALOG, Property, for_profile
 
 #: where each gate-enforced finding keeps, per profile, the counterexample the tool found for it (with its
@@ -106,9 +106,23 @@ FINDINGS: tuple[Finding, ...] = (
         "fencing, and a pending id is assumed never to be static (SPEC.md §3.1 J5b step 3). The request handler "
         "answers UNKNOWN_SERVER_ERROR and nothing changes; the model predicts exactly that answer. 2.4.1 and 2.7.0 "
         "throw the same way on a LeaveGroup of such an identity that passed the fencing check (§3.4 [2.4], "
-        "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's staticMemberLeaveWithIllegalStateAsPendingMember). Only a "
+        "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's "
+        "staticMemberLeaveWithIllegalStateAsPendingMember). Only a "
         "client that forges identities reaches it (the gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
         "instance_id_with_a_pending_member_id_throws"),
+    Finding(
+        "sync-in-stable-keeps-the-session-timer",
+        profiles_where(when("stable-sync-keeps-session-timer"), among=KNOWN),
+        ("sync-in-stable-extends-the-session",),
+        "Kafka 4.x answers a SyncGroup that finds the group Stable with the member's stored assignment and leaves its "
+        "session timer as the join completion scheduled it (GroupMetadataManager.java@4.1.1:7415-7424, the same at "
+        "4.0.0:5755-5763); 3.x reschedules it there (SPEC.md §3.2, GroupCoordinator.scala@3.9.1:643). A member whose "
+        "SyncGroup arrives after the leader's and that sends nothing else is expired a session after the join "
+        "completed, not after its sync (SPEC-4x.md R9, found by reading; no ticket). The world's own Java consumers "
+        "reach it: a follower's SyncGroup delivered after the leader's. A runtime rule of 4.1 "
+        "(properties/runtime_4x.py), checked where the runtime is, not a catalog property: the catalog does not "
+        "judge 4.1 yet.",
+        "test_4_1_sync_in_stable_keeps_the_session_timer"),
     Finding(
         "leave-of-a-pending-member-id-ignores-its-instance-id", profiles_where(when("validate-current-member")),
         ("fenced-instance-id-never-succeeds",),

@@ -10,7 +10,11 @@ shows through its views (``timers``, ``pending_appends``) and what a step answer
   OffsetCommit answered NONE in the step that delivered it found no uncommitted write of the partition
   (waitForPendingWrites, CR:922-932; a thrown error is answered at once, CR:1421-1423, so only NONE is judged);
 - ``write-timeout-answers-coordinator-not-available`` (R2, ``write-timeout``): the requests a write timeout answers
-  get COORDINATOR_NOT_AVAILABLE (REQUEST_TIMED_OUT mapped, CoordinatorOperationExceptionHelper@4.1.1).
+  get COORDINATOR_NOT_AVAILABLE (REQUEST_TIMED_OUT mapped, CoordinatorOperationExceptionHelper@4.1.1);
+- ``sync-in-stable-extends-the-session``: SPEC.md §3.2's rule that a SyncGroup in Stable, answered with the stored
+  assignment, reschedules the member's heartbeat (GroupCoordinator.scala@3.9.1:643). Kafka 4.x does not (R9,
+  ``stable-sync-keeps-session-timer``): documented finding ``sync-in-stable-keeps-the-session-timer``
+  (properties/findings.py), excused unless a search looks for it (``kgc check --unexcuse``).
 
 Written from SPEC-4x.md and the source, never from impl: the rules name Kafka's behaviour, not the runtime's code.
 """
@@ -20,10 +24,14 @@ from dataclasses import dataclass
 from typing import Callable
 
 from core.actions import Action
+from core.types import GroupState
+from harness.excuses import excused
 from harness.world import World
 from model.releases import fact
 
 HELD_APIS = ("Heartbeat", "LeaveGroup", "OffsetCommit")
+#: the documented finding the last rule stands for on 4.x (properties/findings.py)
+R9_FINDING = "sync-in-stable-keeps-the-session-timer"
 
 
 @dataclass(frozen=True, slots=True)
@@ -32,6 +40,8 @@ class Before:
 
     uncommitted: bool
     fired: int
+    #: a SyncGroup delivered to a Stable group: (member id, its session timer task's seq, or None without one)
+    stable_sync: tuple[str, int | None] | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,8 +53,17 @@ class RuntimeRule:
     check: Callable[[World, Before, Action], str | None]   # a violation's one-line reason, or None
 
 
-def before(world: World) -> Before:
-    return Before(bool(world.coord.pending_appends()), len(world.coord.fired))
+def before(world: World, action: Action | None = None) -> Before:
+    seen = Before(bool(world.coord.pending_appends()), len(world.coord.fired))
+    if action is None or action.kind != "DeliverRequest":
+        return seen
+    req = world.net.requests.get((action.client, int(action.arg)))
+    view = world.coord.describe(world.group_id)
+    if req is None or req.api != "SyncGroup" or view is None or view.state is not GroupState.STABLE:
+        return seen
+    key = f"heartbeat-{world.group_id}-{req.member_id}"   # GMM.classicGroupHeartbeatKey
+    task = next((t.seq for t in world.coord.timers() if t.key == key and t.status == "scheduled"), None)
+    return Before(seen.uncommitted, seen.fired, (req.member_id, task))
 
 
 def _timers_are_keyed(world: World, _before: Before, _action: Action) -> str | None:
@@ -71,6 +90,22 @@ def _write_timeouts(world: World, seen: Before, action: Action) -> str | None:
     return f"a write timeout answered {', '.join(wrong)}" if wrong else None
 
 
+def _sync_extends_session(world: World, seen: Before, action: Action) -> str | None:
+    if seen.stable_sync is None or excused(R9_FINDING):
+        return None
+    member_id, task = seen.stable_sync
+    answered = [r for r in world.answered if (r.client, r.corr) == (action.client, action.arg)]
+    if not answered or answered[0].error != "NONE":
+        return None
+    key = f"heartbeat-{world.group_id}-{member_id}"
+    now = next((t for t in world.coord.timers() if t.key == key and t.status == "scheduled"), None)
+    if now is not None and now.seq != task:
+        return None
+    due = f"due at {now.deadline_ms} ms" if now is not None else "none"
+    return (f"SyncGroup of {member_id} in Stable answered NONE at {world.now_ms} ms without rescheduling its "
+            f"session timer ({due})")
+
+
 RULES: tuple[RuntimeRule, ...] = (
     RuntimeRule("timers-are-keyed", "keyed-timers",
                 "Every timer task but a write timeout sits under its key, so that scheduling the key again "
@@ -82,6 +117,11 @@ RULES: tuple[RuntimeRule, ...] = (
     RuntimeRule("write-timeout-answers-coordinator-not-available", "write-timeout",
                 "A request whose write times out is answered COORDINATOR_NOT_AVAILABLE.",
                 "SPEC-4x.md R2; CoordinatorRuntime.java@4.1.1:1146-1166", _write_timeouts),
+    RuntimeRule("sync-in-stable-extends-the-session", "keyed-timers",
+                "A SyncGroup answered with the stored assignment in Stable reschedules the member's session timer "
+                "(the 3.x rule; 4.x breaks it: finding sync-in-stable-keeps-the-session-timer).",
+                "SPEC.md §3.2 (Stable branch); GroupCoordinator.scala@3.9.1:643 vs SPEC-4x.md R9, "
+                "GroupMetadataManager.java@4.1.1:7415-7424", _sync_extends_session),
 )
 
 
@@ -98,7 +138,7 @@ class RuntimeViolation:
 
 def checked_step(world: World, action: Action, rules: tuple[RuntimeRule, ...]) -> list[RuntimeViolation]:
     """Step ``world`` with ``action`` and judge the step by ``rules``."""
-    seen = before(world)
+    seen = before(world, action)
     world.step(action)
     index = len(world.steps) - 1
     return [RuntimeViolation(r.name, index, reason) for r in rules

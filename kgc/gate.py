@@ -78,6 +78,12 @@ RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "reload": (WALK_SCOPES["partition"], ("java", "java", "adversarial")),
 }
 PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
+#: group.max.size below the number of clients, where a refused pending member can be the last one a rebalance waits
+#: for (SPEC-4x.md R10): walked where a refusal skips the join check (finding max-size-refusal-leaves-the-join-waiting)
+MAX_SIZE_WALKS: dict[str, tuple[Scope, int | tuple[str, ...]]] = {
+    "max-size": (Scope(append_mode="deferred", group_max_size=2, leaves=False, group_initial_rebalance_delay_ms=0,
+                       advance_ms=(1000, 4000)), 3),
+}
 #: the map sweep's steps at a profile share of 150 s (explore/sweep.py; puppet clients, every step checked)
 SWEEP_STEPS = 80000
 #: where time decides edges (explore/deadlines.py ``applies``: 0.10's fixed-session deadline arithmetic) the sweep plans
@@ -97,6 +103,8 @@ def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]
     out += [(name, scope, clients) for name, (scope, clients) in RELOAD_WALKS.items()]
     if fact("static-membership", profile):
         out += [(name, scope, clients) for name, (scope, clients) in STATIC_WALKS.items()]
+    if fact("max-size-refusal-skips-join-check", profile):
+        out += [(name, scope, clients) for name, (scope, clients) in MAX_SIZE_WALKS.items()]
     return out
 
 

@@ -124,6 +124,20 @@ FINDINGS: tuple[Finding, ...] = (
         "judge 4.1 yet.",
         "test_4_1_sync_in_stable_keeps_the_session_timer"),
     Finding(
+        "max-size-refusal-leaves-the-join-waiting",
+        profiles_where(when("max-size-refusal-skips-join-check"), among=KNOWN),
+        ("max-size-refusal-completes-the-join",),
+        "Kafka 4.x refuses a JoinGroup at group.max.size by removing the member and answering "
+        "GROUP_MAX_SIZE_REACHED "
+        "without checking whether the join phase can complete (GroupMetadataManager.java@4.1.1:6134-6139, 4.0.0:"
+        "4474-4479); 3.x checks after every JoinGroup (GroupCoordinator.scala@3.9.1:194-196, 228-231). When the "
+        "refused "
+        "member was the last one the rebalance waited for — a pending member (KIP-394) refused in a non-initial "
+        "PreparingRebalance, or a group loaded over capacity — the join completes only at the rebalance timeout "
+        "(SPEC-4x.md R10, found by reading; bench/results/spec-4x-check-2026-11-27.md widened it to pending members). "
+        "The world's Java consumers reach it with group.max.size 2 (kgc/gate.py MAX_SIZE_WALKS).",
+        "test_4_1_max_size_refusal_leaves_the_join_waiting"),
+    Finding(
         "leave-of-a-pending-member-id-ignores-its-instance-id", profiles_where(when("validate-current-member")),
         ("fenced-instance-id-never-succeeds",),
         "3.x LeaveGroup removes an identity whose member id is pending before validateCurrentMember looks at its "

@@ -14,7 +14,10 @@ shows through its views (``timers``, ``pending_appends``) and what a step answer
 - ``sync-in-stable-extends-the-session``: SPEC.md §3.2's rule that a SyncGroup in Stable, answered with the stored
   assignment, reschedules the member's heartbeat (GroupCoordinator.scala@3.9.1:643). Kafka 4.x does not (R9,
   ``stable-sync-keeps-session-timer``): documented finding ``sync-in-stable-keeps-the-session-timer``
-  (properties/findings.py), excused unless a search looks for it (``kgc check --unexcuse``).
+  (properties/findings.py), excused unless a search looks for it (``kgc check --unexcuse``);
+- ``max-size-refusal-completes-the-join``: SPEC.md §3.1 J4's refusal followed by the join-completion check every
+  JoinGroup makes in 3.x (GroupCoordinator.scala@3.9.1:194-196, 228-231). Kafka 4.x skips the check (R10,
+  ``max-size-refusal-skips-join-check``): documented finding ``max-size-refusal-leaves-the-join-waiting``.
 
 Written from SPEC-4x.md and the source, never from impl: the rules name Kafka's behaviour, not the runtime's code.
 """
@@ -32,6 +35,7 @@ from model.releases import fact
 HELD_APIS = ("Heartbeat", "LeaveGroup", "OffsetCommit")
 #: the documented finding the last rule stands for on 4.x (properties/findings.py)
 R9_FINDING = "sync-in-stable-keeps-the-session-timer"
+R10_FINDING = "max-size-refusal-leaves-the-join-waiting"
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,6 +110,26 @@ def _sync_extends_session(world: World, seen: Before, action: Action) -> str | N
             f"session timer ({due})")
 
 
+def _refusal_completes_join(world: World, _seen: Before, action: Action) -> str | None:
+    if action.kind != "DeliverRequest" or excused(R10_FINDING):
+        return None
+    if not any((r.client, r.corr) == (action.client, action.arg) and r.api == "JoinGroup"
+               and r.error == "GROUP_MAX_SIZE_REACHED" for r in world.answered):
+        return None
+    view = world.coord.describe(world.group_id)
+    if view is None or view.state is not GroupState.PREPARING_REBALANCE or not view.members or view.pending_members:
+        return None
+    if not all(m.awaiting_join for m in view.members.values()):
+        return None
+    join = next((t for t in world.coord.timers() if t.key == f"join-{world.group_id}" and t.status == "scheduled"
+                 and t.kind == "join"), None)
+    if join is None:
+        return None
+    return (f"JoinGroup refused GROUP_MAX_SIZE_REACHED at {world.now_ms} ms while every member of the "
+            f"PreparingRebalance group awaits the join: the join phase waits for its timer (due at {join.deadline_ms} "
+            f"ms) instead of completing")
+
+
 RULES: tuple[RuntimeRule, ...] = (
     RuntimeRule("timers-are-keyed", "keyed-timers",
                 "Every timer task but a write timeout sits under its key, so that scheduling the key again "
@@ -122,6 +146,11 @@ RULES: tuple[RuntimeRule, ...] = (
                 "(the 3.x rule; 4.x breaks it: finding sync-in-stable-keeps-the-session-timer).",
                 "SPEC.md §3.2 (Stable branch); GroupCoordinator.scala@3.9.1:643 vs SPEC-4x.md R9, "
                 "GroupMetadataManager.java@4.1.1:7415-7424", _sync_extends_session),
+    RuntimeRule("max-size-refusal-completes-the-join", "keyed-timers",
+                "A JoinGroup refused with GROUP_MAX_SIZE_REACHED leaves no rebalance waiting for its timer once every "
+                "member has joined (the 3.x rule; 4.x breaks it: finding max-size-refusal-leaves-the-join-waiting).",
+                "SPEC.md §3.1 J4 and §4.4; GroupCoordinator.scala@3.9.1:194-196, 228-231 vs SPEC-4x.md R10, "
+                "GroupMetadataManager.java@4.1.1:6134-6139", _refusal_completes_join),
 )
 
 

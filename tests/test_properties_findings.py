@@ -180,3 +180,28 @@ def test_4_1_sync_in_stable_keeps_the_session_timer() -> None:
         found = walk()
     assert [v.rule for v in found] == ["sync-in-stable-extends-the-session"]
     assert "in Stable answered NONE" in found[0].reason and "without rescheduling its session timer" in found[0].reason
+
+
+def test_4_1_max_size_refusal_leaves_the_join_waiting() -> None:
+    """R10: with group.max.size 2 and three Java consumers, a pending member refused GROUP_MAX_SIZE_REACHED in a
+    non-initial PreparingRebalance was the last one the join waited for: every member awaits the join, yet the join
+    timer stays armed (3.x completes the join at once). Walk seed 1 of the gate's max-size walk."""
+    import random
+
+    from harness.excuses import unexcused
+    from harness.world import World
+    from kgc.gate import MAX_SIZE_WALKS, walk_configs
+    from properties.runtime_4x import R10_FINDING, checked_walk
+    scope, clients = MAX_SIZE_WALKS["max-size"]
+    assert ("max-size", scope, clients) in walk_configs("4.1") and ("max-size", scope, clients) not in \
+        walk_configs("3.9")
+
+    def walk() -> list:   # type: ignore[type-arg]
+        world = World("4.1", scope, clients=clients, seed=1)
+        rng = random.Random(1)
+        return checked_walk(world, 400, lambda enabled: enabled[rng.randrange(len(enabled))])
+    assert walk() == []
+    with unexcused([R10_FINDING]):
+        found = walk()
+    assert [v.rule for v in found] == ["max-size-refusal-completes-the-join"]
+    assert "GROUP_MAX_SIZE_REACHED" in found[0].reason and "waits for its timer" in found[0].reason

@@ -11,7 +11,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.actions import Action
+from core.actions import KINDS, Action
 from core.events import StepEvent, parse_event
 from core.responses import Response, parse_response
 
@@ -59,18 +59,19 @@ class Step:
         return {"index": self.index, "action": self.action.to_json(), **self.observed()}
 
     @staticmethod
-    def from_json(obj: Any) -> "Step":
-        try:
-            return Step(
-                index=int(obj["index"]), action=Action.from_json(obj["action"]),
-                time_ms=int(obj["time_ms"]), group_state=str(obj["group_state"]),
-                generation_id=int(obj["generation_id"]), leader_id=str(obj["leader_id"]),
-                members=tuple(str(m) for m in obj["members"]),
-                responses=tuple(parse_response(str(r)) for r in obj["responses"]), digest=str(obj["digest"]),
-                events=tuple(parse_event(str(e)) for e in obj.get("events", ())),
-            )
-        except (KeyError, TypeError, ValueError) as exc:
-            raise TraceFormatError(f"step {obj!r:.80} is malformed ({exc})") from None
+    def from_json(obj: Any, where: str = "step") -> "Step":
+        """A step from its JSON; a TraceFormatError names the first field that is missing or ill-typed."""
+        o = _object(obj, where)
+        return Step(
+            index=_int(o, "index", where, 0), action=action_from_json(_get(o, "action", where), f"{where}.action"),
+            time_ms=_int(o, "time_ms", where, 0), group_state=_str(o, "group_state", where),
+            generation_id=_int(o, "generation_id", where, -1, INT32_MAX), leader_id=_str(o, "leader_id", where),
+            members=tuple(_strs(o, "members", where)),
+            responses=tuple(_parsed(parse_response, line, f"{where}.responses[{i}]")
+                            for i, line in enumerate(_strs(o, "responses", where))),
+            digest=_str(o, "digest", where),
+            events=tuple(_parsed(parse_event, line, f"{where}.events[{i}]")
+                         for i, line in enumerate(_strs(o, "events", where, optional=True))))
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,21 +118,120 @@ class Trace:
 
     @staticmethod
     def loads(text: str, source: str = "trace") -> "Trace":
+        """The trace ``text`` holds, read whole before anything uses it: every field present with its type and in
+        its range, every action well formed, every response and event line one a step renders (issue 26 §11: a
+        hand-edited trace is one sentence, not a traceback in the middle of a replay)."""
         try:
             obj = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise TraceFormatError(f"{source} is not valid JSON ({exc.msg} at line {exc.lineno}).") from None
+        except (json.JSONDecodeError, RecursionError) as exc:
+            where = f" ({exc.msg} at line {exc.lineno})" if isinstance(exc, json.JSONDecodeError) else ""
+            raise TraceFormatError(f"{source} is not valid JSON{where}.") from None
         if not isinstance(obj, dict) or obj.get("schema") != SCHEMA:
             found = obj.get("schema") if isinstance(obj, dict) else type(obj).__name__
-            raise TraceFormatError(f"{source} is not a kgc trace: expected schema {SCHEMA!r}, found {found!r}.")
+            raise TraceFormatError(f"{source} is not a kgc trace: expected schema {SCHEMA!r}, found {found!r:.60}.")
         try:
-            v = obj.get("violation")
-            return Trace(
-                profile=str(obj["profile"]), scope=dict(obj["scope"]), seed=obj.get("seed"),
-                steps=tuple(Step.from_json(s) for s in obj["steps"]), mutant=obj.get("mutant"),
-                violation=Violation(str(v["property"]), int(v["step"]), str(v["message"]),
-                                    dict(v.get("witness") or {})) if v else None,
-                name=str(obj.get("name", "")), meta=dict(obj.get("meta") or {}),
-            )
-        except (KeyError, TypeError) as exc:
-            raise TraceFormatError(f"{source} lacks a required field ({exc}).") from None
+            return Trace._from_json(obj)
+        except TraceFormatError as exc:
+            raise TraceFormatError(f"{source} is not a valid kgc trace: {exc}.") from None
+
+    @staticmethod
+    def _from_json(obj: dict[str, Any]) -> "Trace":
+        steps = [Step.from_json(s, f"steps[{i}]") for i, s in enumerate(_list(obj, "steps", "the trace"))]
+        for i, step in enumerate(steps):
+            if step.index != i:
+                raise TraceFormatError(f"steps[{i}] has index {step.index}; steps are numbered 0, 1, 2, … in order")
+        v = obj.get("violation")
+        violation = None if v is None else Violation(
+            _str(_object(v, "violation"), "property", "violation"), _int(v, "step", "violation", -1, len(steps)),
+            _str(v, "message", "violation"), dict(_object(v.get("witness", {}), "violation.witness")))
+        meta = dict(_object(obj.get("meta", {}), "meta"))
+        if "raising_action" in meta:
+            action_from_json(meta["raising_action"], "meta.raising_action")
+        seed = obj.get("seed")
+        if seed is not None:
+            _int(obj, "seed", "the trace", 0)
+        return Trace(profile=_str(obj, "profile", "the trace"), scope=dict(_object(_get(obj, "scope", "the trace"),
+                                                                                   "scope")),
+                     seed=seed, steps=tuple(steps), mutant=_str(obj, "mutant", "the trace", optional=True),
+                     violation=violation, name=_str(obj, "name", "the trace", optional=True) or "", meta=meta)
+
+
+# --- reading JSON strictly: each reader names the field (``steps[3].time_ms``) that is missing or ill-typed ----------
+INT_MAX = 2**63 - 1
+INT32_MAX = 2**31 - 1
+CLIENT_MAX = 1023
+
+
+def _show(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _get(obj: dict[str, Any], key: str, where: str) -> Any:
+    if key not in obj:
+        raise TraceFormatError(f"{where} has no {key!r}")
+    return obj[key]
+
+
+def _object(value: Any, where: str) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise TraceFormatError(f"{where} must be an object, got {_show(value)}")
+    return value
+
+
+def _int(obj: dict[str, Any], key: str, where: str, lo: int, hi: int = INT_MAX) -> int:
+    value = _get(obj, key, where)
+    if not isinstance(value, int) or isinstance(value, bool) or not lo <= value <= hi:
+        raise TraceFormatError(f"{where}.{key} must be an integer from {lo} to {hi}, got {_show(value)}")
+    return value
+
+
+def _str(obj: dict[str, Any], key: str, where: str, optional: bool = False) -> Any:
+    if optional and obj.get(key) is None:
+        return None
+    value = _get(obj, key, where)
+    if not isinstance(value, str):
+        raise TraceFormatError(f"{where}.{key} must be a string, got {_show(value)}")
+    return value
+
+
+def _list(obj: dict[str, Any], key: str, where: str, optional: bool = False) -> list[Any]:
+    value = obj.get(key, []) if optional else _get(obj, key, where)
+    if not isinstance(value, list):
+        raise TraceFormatError(f"{where}.{key} must be a list, got {_show(value)}")
+    return value
+
+
+def _strs(obj: dict[str, Any], key: str, where: str, optional: bool = False) -> list[str]:
+    value = _list(obj, key, where, optional)
+    for v in value:
+        if not isinstance(v, str):
+            raise TraceFormatError(f"{where}.{key} must hold strings only, got {_show(v)}")
+    return value
+
+
+def _parsed(parse: Any, line: str, where: str) -> Any:
+    try:
+        return parse(line)
+    except ValueError:
+        raise TraceFormatError(f"{where} is not a line a step records: {_show(line)}") from None
+
+
+#: the action kinds whose ``arg`` is text: a real client's request (JSON), an append's or a batch flush's error name,
+#: and the picks of a Choose ("1", "0.2": harness/event_loop.py)
+TEXT_ARGS = frozenset({"Receive", "CompleteAppend", "FlushBatch", "Choose"})
+
+
+def action_from_json(value: Any, where: str) -> Action:
+    """An action from its JSON: a known kind, a client from -1 (none) to CLIENT_MAX, an argument of the kind's type
+    (text for Receive, CompleteAppend, FlushBatch and Choose, else an integer ≥ 0)."""
+    obj = _object(value, where)
+    kind = _str(obj, "kind", where)
+    if kind not in KINDS:
+        raise TraceFormatError(f"{where}.kind must be one of {', '.join(KINDS)}, got {_show(kind)}")
+    client = _int(obj, "client", where, -1, CLIENT_MAX) if "client" in obj else -1
+    if kind in TEXT_ARGS:
+        arg: int | str = _str(obj, "arg", where)
+    else:
+        arg = _int(obj, "arg", where, 0) if "arg" in obj else 0
+    return Action(kind, client, arg)

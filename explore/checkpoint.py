@@ -15,7 +15,8 @@ import base64
 import io
 import json
 import pickle
-from dataclasses import asdict, fields
+from dataclasses import asdict, dataclass, fields
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -126,4 +127,31 @@ def loads(text: str) -> dict[str, Any]:
             "abstract_edges": {(_state_from(a), str(k), _state_from(b)) for a, k, b in data["abstract_edges"]}}
 
 
-__all__ = ["CHECKPOINT", "CHECKPOINT_FORMAT", "UnsafeCheckpoint", "dumps", "loads", "safe_node"]
+@dataclass(frozen=True)
+class Recorded:
+    """What a checkpoint directory records about its run: the engine that wrote it, the space, the level reached."""
+
+    engine: str          # "local" or "spark"
+    spec: ExploreSpec
+    level: int
+
+
+def recorded(directory: Path) -> Recorded | None:
+    """The newest checkpoint in ``directory`` (the local engine's file or the Spark engine's newest complete
+    level), None when there is none; UnsafeCheckpoint/ValueError/KeyError/TypeError when it is damaged. Reads the
+    local file whole (its spec and level sit between the frontier and the visited set)."""
+    local = directory / CHECKPOINT
+    spark = sorted(directory.glob("level-*/_SUCCESS.json"))
+    newest = max([p for p in (local,) if p.is_file()] + spark[-1:], key=lambda p: p.stat().st_mtime_ns, default=None)
+    if newest is None:
+        return None
+    data = json.loads(newest.read_text(encoding="utf-8"))
+    if not isinstance(data, dict):
+        raise UnsafeCheckpoint(f"{newest} is not a checkpoint")
+    if newest == local and data.get("format") != CHECKPOINT_FORMAT:
+        raise UnsafeCheckpoint(f"it is not a {CHECKPOINT_FORMAT} file")
+    return Recorded("local" if newest == local else "spark", ExploreSpec.from_json(data["spec"]), int(data["level"]))
+
+
+__all__ = ["CHECKPOINT", "CHECKPOINT_FORMAT", "Recorded", "UnsafeCheckpoint", "dumps", "loads", "recorded",
+           "safe_node"]

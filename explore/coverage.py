@@ -8,7 +8,7 @@ counted as covered but lies outside the N-slot graph, so the fraction only count
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import AbstractSet as Set
 
@@ -21,6 +21,7 @@ from harness.client_versions import client_version_for
 from harness.scope import Scope as HarnessScope
 from harness.world import World
 from model.graph import build
+from model.quotient import applies as coarse, build_quotient, coarse_slots, quotient
 from model.state import FREE, Scope, State
 
 
@@ -81,7 +82,8 @@ NOT_TRIED = "its source state was reached, no search tried the edge"
 
 
 def edge_key(before: State, action: object, after: State) -> EdgeKey:
-    """The coverage key of a refinement edge (padded states, ``model.state.AbstractAction``)."""
+    """The coverage key of a refinement edge (padded states, ``model.state.AbstractAction``) — of a model graph's edge
+    where the states are already in the coverage quotient (``coverage_key`` for a step of a run)."""
     kind, slot, arg = action.kind, action.slot, action.arg   # type: ignore[attr-defined]
     label = kind
     # a simple commit is the group's, not a slot's: the model's action has none, while the labelled refinement
@@ -94,15 +96,35 @@ def edge_key(before: State, action: object, after: State) -> EdgeKey:
     return unpadded(before), label, unpadded(after)
 
 
+def coverage_key(profile: str, before: State, action: object, after: State) -> EdgeKey | None:
+    """The coverage key of a refinement edge of a run on ``profile``: its states and acting slot in the coverage
+    quotient (model/quotient.py: liveness-op bookkeeping that nothing depends on, forgotten on the releases where it is
+    inert); None when the step only changed that bookkeeping (a stutter of the quotient)."""
+    if not coarse(profile):
+        return edge_key(before, action, after)
+    q_before, q_after = quotient(before, profile), quotient(after, profile)
+    if q_before == q_after:
+        return None
+    in_place = replace(before, slots=coarse_slots(before.slots, profile))   # the acting slot keeps its index
+    _, label, _ = edge_key(in_place, action, q_after)
+    return unpadded(q_before), label, unpadded(q_after)
+
+
+def run_state(profile: str, state: State) -> State:
+    """A run's abstract state as coverage counts it (unpadded, in the coverage quotient)."""
+    return unpadded(quotient(state, profile))
+
+
 def not_offered(kind: str, arg: str, scope: HarnessScope, kinds: tuple[str, ...], profile: str) -> str | None:
     """Why no run of ``scope`` with clients of ``kinds`` can take abstract action ``kind[arg]``, or None.
 
     Argued from what the clients send (harness/clients.py) and what the world offers (harness/world.py):
     """
     version = client_version_for(profile)
-    if kind == "JoinGroup/changed":
-        # both client kinds send ClientConfig.protocols, fixed per client for the life of the world
-        return "no client changes its protocol metadata (ClientConfig.protocols is fixed)"
+    if kind == "JoinGroup/changed" and not scope.resubscribes:
+        # a Java consumer (and a puppet, harness/puppets.py) changes its subscription only where the scope lets it
+        # (harness/clients.py); an adversarial client always sends ClientConfig.protocols
+        return "the scope has resubscribes=False: no client changes its protocol metadata"
     if kind == "JoinGroup/new" and version.join_group_v4:
         # Client._request sets require_known_member_id = join_group_v4 for every JoinGroup, so a first
         # join always goes pending (MEMBER_ID_REQUIRED, KIP-394) and no static member exists
@@ -138,7 +160,10 @@ _EXCLUSION_RANK = ("its source", "")   # which reason a multi-scope edge keeps (
 
 @lru_cache(maxsize=16)
 def _graph(profile: str, mscope: Scope) -> nx.MultiDiGraph:
-    return build(mscope, profile)
+    """The model graph the map is made of: the coverage quotient's where liveness-op bookkeeping is inert (2.4.1,
+    model/quotient.py; tests/test_quotient.py checks that every step from a fine state and from its quotient says the
+    same), else the model's own."""
+    return build_quotient(mscope, profile) if coarse(profile) else build(mscope, profile)
 
 
 def _model_scope(profile: str, scope: HarnessScope) -> Scope:

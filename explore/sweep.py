@@ -136,8 +136,11 @@ class _Config(Generic[R]):
 
 
 class _Sweep(Planning[R], Generic[R]):
-    def __init__(self, runs: Runs[R], covered: set[EdgeKey], seed: int, keep: int, cap: int) -> None:
+    def __init__(self, runs: Runs[R], covered: set[EdgeKey], seed: int, keep: int, cap: int,
+                 by_timing: bool = False) -> None:
         self.runs, self.covered, self.keep_n, self.cap = runs, set(covered), keep, cap
+        #: keep runs apart by their timing (harness.puppets.timing) where no timed graph says which one an edge needs
+        self.by_timing = by_timing
         self.seed = seed
         self.members: dict[EdgeKey, list[int]] = {}     # edge -> the configurations whose map has it
         self.open: list[int] = []                        # uncovered edges per configuration's map
@@ -155,7 +158,7 @@ class _Sweep(Planning[R], Generic[R]):
             return          # beyond the map (a third pending append, a fourth member): nothing to sweep from there
         world = self.runs.world(run)
         due = len(world.coord.due_timers())
-        sign = timing(world) if config.timings else situation(world)
+        sign = timing(world) if config.timings or self.by_timing else situation(world)
         kept = config.kept.get(state)
         if kept is None:
             kept = config.kept[state] = []
@@ -412,13 +415,13 @@ def _order(edge: EdgeKey) -> tuple[str, str, str]:
 
 def sweep(runs: Runs[R], maps: Sequence[frozenset[EdgeKey]], covered: set[EdgeKey], budget_steps: int, seed: int,
           keep: int = KEEP, cap: int = CAP, timings: Sequence[Mapping[EdgeKey, frozenset[object]]] = (),
-          plans: Sequence[TimedMap | None] = ()) -> SweepResult[R]:
+          plans: Sequence[TimedMap | None] = (), by_timing: bool = False) -> SweepResult[R]:
     """Spend about ``budget_steps`` steps realising the edges of ``maps`` not in ``covered`` (not changed).
 
     ``maps[i]``: the abstract edges configuration ``i`` (a world ``runs.starts[i]`` starts, puppet clients) can take;
     ``timings[i]`` (optional): per edge, the timings of its source a timed run takes it from (explore/deadlines.py) —
     runs are then kept for the timings the uncovered edges need and tried first where the timing fits."""
-    search: _Sweep[R] = _Sweep(runs, covered, seed, keep, cap)
+    search: _Sweep[R] = _Sweep(runs, covered, seed, keep, cap, by_timing)
     configs: list[_Config[R]] = [_Config(i, edges, timings[i] if timings else {}, plans[i] if plans else None)
                                  for i, edges in enumerate(maps)]
     for index, edges in enumerate(maps):

@@ -18,10 +18,14 @@ frontier and the routes, so a run is deterministic. Levels smaller than ``SMALL_
 """
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
+import os
 import queue
+import signal
 import traceback
 from collections import Counter
+from contextlib import contextmanager
 from typing import Any, Iterator
 
 from core.actions import Action
@@ -76,8 +80,41 @@ def _merge_coverage(out: list[Expansion]) -> None:
         exp.witnesses, exp.abstract_states, exp.abstract_edges = set(), set(), set()
 
 
-def _serve(expander: Expander, tasks: Any, results: Any, ident: int) -> None:
+PR_SET_PDEATHSIG = 1   # prctl(2): the signal a process gets when its parent dies (Linux)
+STOP_SIGNALS = frozenset({signal.SIGINT, signal.SIGTERM})
+
+
+@contextmanager
+def forking() -> Iterator[None]:
+    """Around starting workers: a stop signal waits until the children have their own handlers (``as_worker``) —
+    in between, a forked child would run the parent's."""
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, STOP_SIGNALS)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
+def as_worker(parent: int) -> None:
+    """In a forked worker: the parent decides when to stop. SIGINT (a Ctrl-C reaches the whole process group) is
+    ignored, SIGTERM (the parent's stop) ends the worker at once, and the worker gets SIGTERM if the parent dies
+    without stopping it (Linux; elsewhere a worker whose parent was killed outright finishes its task alone). The
+    death signal follows the *thread* that forked: workers are started from the main thread, which lives as long as
+    the process."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)   # blocked by the parent around the fork
+    try:
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    except (OSError, AttributeError):   # not Linux
+        pass
+    if os.getppid() != parent:          # the parent died before the death signal was asked for
+        os._exit(1)
+
+
+def _serve(expander: Expander, tasks: Any, results: Any, ident: int, parent: int) -> None:
     """A worker: expand each chunk it is sent with (a forked copy of) the parent's Expander, until None."""
+    as_worker(parent)
     while True:
         task = tasks.get()
         if task is None:
@@ -105,10 +142,12 @@ class ExpansionPool:
         ctx = multiprocessing.get_context("fork")
         self.results = ctx.Queue()
         self.tasks = [ctx.Queue() for _ in range(workers - 1)]
-        self.procs = [ctx.Process(target=_serve, args=(expander, q, self.results, i), daemon=True)
+        self.procs = [ctx.Process(target=_serve, args=(expander, q, self.results, i, os.getpid()),
+                                  daemon=True)
                       for i, q in enumerate(self.tasks, 1)]
-        for proc in self.procs:
-            proc.start()
+        with forking():
+            for proc in self.procs:
+                proc.start()
         self.weights = [PARENT_WEIGHT] + [1.0] * len(self.procs)
         self.owner: dict[int, int] = {}      # route -> process, kept from level to level
         self.outstanding = 0                 # chunks sent to workers and not yet taken back
@@ -183,4 +222,4 @@ class ExpansionPool:
                 proc.join()
 
 
-__all__ = ["ExpansionPool", "WorkerFailed", "chunk_order", "deal"]
+__all__ = ["ExpansionPool", "WorkerFailed", "as_worker", "chunk_order", "deal", "forking"]

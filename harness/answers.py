@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterator, Mapping
 
 from core.responses import Response
-from model.outputs import (ECHO, EMPTY_ID, GROUP_LEADER, GROUP_PROTOCOL, NO_LEADER, OWN, PRIOR_LEADER, SELF, STATIC,
-                           Answer, JoinLayout, join_layout)
+from model.outputs import (APPEND_GEN, ECHO, EMPTY_ID, GROUP_LEADER, GROUP_PROTOCOL, NO_LEADER, OWN, PRIOR_LEADER,
+                           SELF, STATIC, Answer, JoinLayout, answerable_on_a_dead_group, join_layout)
 from model.state import FREE, Slot
 
 RULES = ("join-member-id", "join-leader-id", "join-member-list", "join-skip-assignment", "join-protocol",
@@ -116,8 +116,11 @@ def _layouts(want: Want, got: Got, ctx: Context) -> list[JoinLayout]:
         return [join_layout(shape, typed=ctx.typed)]
     skip = ctx.skip.get(got.resp.key)
     options = [False, True] if skip is None else [skip and ctx.kip814]
-    return [join_layout(shape, typed=ctx.typed, skip_supported=s, leader_after=lead)
-            for s in options for lead in ((False, True) if s else (False,))]
+    layouts = [join_layout(shape, typed=ctx.typed, skip_supported=s, leader_after=lead)
+               for s in options for lead in ((False, True) if s else (False,))]
+    if want.answer.generation == APPEND_GEN:   # the store callback of an unloaded (Dead) group object
+        layouts = [x for x in layouts if answerable_on_a_dead_group(x)]
+    return layouts
 
 
 def _join_fails(layout: JoinLayout, got: Got, group: Any, ctx: Context) -> str | None:
@@ -174,7 +177,10 @@ def fails(want: Want, got: Got, ctx: Context) -> str | None:
     if got.api == "JoinGroup":
         first = None
         group = _group_of(want, ctx)
-        for layout in _layouts(want, got, ctx):
+        layouts = _layouts(want, got, ctx)
+        if not layouts:
+            return "join-member-list"   # no answer of this shape can be built (model/outputs.py)
+        for layout in layouts:
             rule = _join_fails(layout, got, group, ctx)
             if rule is None:
                 return None

@@ -42,7 +42,8 @@ class ClientConfig:
     timed: bool = False       # heartbeats only every heartbeat_interval_ms
     commits: bool = False     # send OffsetCommit when STABLE
     leaves: bool = True       # may send LeaveGroup (close / poll timeout)
-    rejoins: bool = True      # a STABLE consumer may rejoin (subscription or metadata change)
+    rejoins: bool = True      # a STABLE consumer may rejoin with unchanged metadata
+    resubscribes: bool = False   # a STABLE consumer may rejoin with other metadata (its subscription changed)
 
 
 def round_robin_assignment(member_ids: tuple[str, ...]) -> Assignments:
@@ -60,7 +61,7 @@ class Client(ABC):
     """State shared by both client kinds; every field is plain data (see ``to_state``)."""
 
     __slots__ = ("config", "state", "member_id", "generation_id", "leader", "known_members",
-                 "assignment", "protocol_name", "next_corr", "inflight", "last_heartbeat_ms")
+                 "assignment", "protocol_name", "next_corr", "inflight", "last_heartbeat_ms", "subscription")
     kind = "client"
 
     def __init__(self, config: ClientConfig, now_ms: int = 0) -> None:
@@ -87,6 +88,14 @@ class Client(ABC):
         #: api -> (corr, generation_id at send, member_id at send)
         self.inflight: dict[str, tuple[int, int, str]] = {}
         self.last_heartbeat_ms = now_ms if self.config.timed else 0
+        self.subscription = 0      # which of two subscriptions a resubscribing consumer holds (0: as configured)
+
+    def protocols(self) -> tuple[tuple[str, bytes], ...]:
+        """The protocols a JoinGroup carries: the configured ones, their metadata naming one more topic while the
+        other subscription is held (the protocol names stay, so the group's protocol selection is unchanged)."""
+        if not self.subscription:
+            return self.config.protocols
+        return tuple((name, metadata + b"+t1") for name, metadata in self.config.protocols)
 
     # --- world interface ---------------------------------------------------------------
     @abstractmethod
@@ -130,19 +139,23 @@ class Client(ABC):
                            group_instance_id=cfg.group_instance_id)
         rebalance = cfg.rebalance_timeout_ms if cfg.version.join_group_v1 else cfg.session_timeout_ms
         return Request(api, cfg.index, corr, member_id, generation_id, cfg.session_timeout_ms, rebalance,
-                       cfg.protocol_type, cfg.protocols, cfg.version.join_group_v4,
+                       cfg.protocol_type, self.protocols(), cfg.version.join_group_v4,
                        group_instance_id=cfg.group_instance_id,
                        support_skipping_assignment=cfg.version.join_group_version >= 9)   # KIP-814 (v9, 3.2)
 
     # --- snapshots ---------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
-        return (self.state, self.member_id, self.generation_id, self.leader, self.known_members,
-                self.assignment, self.protocol_name, self.next_corr, tuple(sorted(self.inflight.items())),
-                self.last_heartbeat_ms)
+        """Plain data; the subscription only for a client that may change it (so the snapshots, and the digests
+        recorded in traces, of worlds without resubscriptions stay what they were)."""
+        state = (self.state, self.member_id, self.generation_id, self.leader, self.known_members,
+                 self.assignment, self.protocol_name, self.next_corr, tuple(sorted(self.inflight.items())),
+                 self.last_heartbeat_ms)
+        return state + (self.subscription,) if self.config.resubscribes else state
 
     def set_state(self, state: tuple[Any, ...]) -> None:
         (self.state, self.member_id, self.generation_id, self.leader, self.known_members, self.assignment,
-         self.protocol_name, self.next_corr, inflight, self.last_heartbeat_ms) = state
+         self.protocol_name, self.next_corr, inflight, self.last_heartbeat_ms) = state[:10]
+        self.subscription = state[10] if self.config.resubscribes else 0
         self.inflight = dict(inflight)
 
     @classmethod
@@ -174,11 +187,15 @@ class JavaConsumer(Client):
             return []
         out: list[tuple[str, int]] = []
         if "JoinGroup" not in inflight and (state == UNJOINED or (state == STABLE and cfg.rejoins)):
-            # from STABLE: the application re-subscribed, or the leader saw the topic metadata change
-            # (ConsumerCoordinator's metadata snapshot check); the member keeps its id (SPEC.md §1.3)
+            # from STABLE: the leader saw the topic metadata change (ConsumerCoordinator's metadata snapshot check);
+            # the member keeps its id and its metadata (SPEC.md §1.3)
             out.append(("JoinGroup", 0))
         elif state == COMPLETING_REBALANCE and "SyncGroup" not in inflight:
             out.append(("SyncGroup", 0))
+        if "JoinGroup" not in inflight and state == STABLE and cfg.resubscribes:
+            # variant 1: the application changed its subscription (or a pattern matched a new topic), so the
+            # rejoin carries other metadata: updateMemberAndRebalance (SPEC.md §3.1 J5b)
+            out.append(("JoinGroup", 1))
         if (state in cfg.version.heartbeat_states and "Heartbeat" not in inflight
                 and (not cfg.timed or now_ms >= self.last_heartbeat_ms + cfg.heartbeat_interval_ms)):
             out.append(("Heartbeat", 0))
@@ -203,6 +220,8 @@ class JavaConsumer(Client):
     def send(self, api: str, arg: int, now_ms: int, peer_member_id: str = "") -> Request:
         if api == "JoinGroup":
             self.state = PREPARING_REBALANCE
+            if arg == 1:
+                self.subscription = 1 - self.subscription    # toggles between the two subscriptions
         elif api == "Heartbeat":
             self.last_heartbeat_ms = now_ms if self.config.timed else 0
         elif api == "LeaveGroup":
@@ -462,5 +481,6 @@ def client_configs(scope: Scope, kinds: tuple[str, ...], version: ClientVersion)
             index=i, client_id=client_id, session_timeout_ms=session, rebalance_timeout_ms=rebalance,
             heartbeat_interval_ms=scope.heartbeat_interval_ms, protocols=(("range", client_id.encode()),),
             version=version, timed=scope.timed, commits=scope.commits, leaves=scope.leaves,
-            rejoins=scope.rejoins, group_instance_id=CLIENT_KINDS[kinds[i]].instance_id(i)))
+            rejoins=scope.rejoins, resubscribes=scope.resubscribes,
+            group_instance_id=CLIENT_KINDS[kinds[i]].instance_id(i)))
     return tuple(configs)

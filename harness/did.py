@@ -34,6 +34,10 @@ def gots(world: World, before: Before, batch: bool) -> list[Got]:
             mid = req.member_id or instance_owner(before, req)
         else:
             mid = before.parked.get(resp.key, "?")
+            if mid == "?" and before.append_join is not None and resp.key == before.append_join[0]:
+                # a failed static store answers its JoinGroup even after a join completion answered it (finding
+                # failed-static-store-answers-the-captured-join): the answer is the replaced member's
+                mid = before.append_join[1]
         value = before.slot_of.get(mid, FREE) if mid else FREE
         if resp.api == "LeaveGroup" and req is not None and resp.key == req.key:
             out += _leave_gots(before, resp, batch)

@@ -21,6 +21,7 @@ from functools import lru_cache
 from typing import Any
 
 from core.actions import Action
+from core.types import GroupState
 from harness import did
 from harness.abstraction import abstract, model_scope, slots_by_id
 from harness.answers import Context, Got, match, show
@@ -57,6 +58,9 @@ class Before:
     protocol_type: str | None = None      # the group's recorded protocol type
     statics: dict[str, str] = field(default_factory=dict)   # group.instance.id -> member id (KIP-345)
     append_generation: int = -1           # the generation of the group object of the oldest pending append
+    #: the oldest pending append's JoinGroup when it is a static id replacement's (request key, new member id): its
+    #: store callback answers that request whether or not it is still parked (KAFKA-10284, 2.6.1+)
+    append_join: tuple[Any, str] | None = None
     append_group: object = None           # the group object of the oldest pending append
     append_seqs: tuple[int, ...] = ()     # the pending appends, oldest first
     leader_id: str | None = None          # the group's leader before the step
@@ -75,6 +79,9 @@ def capture(world: World, action: Action | None = None) -> Before:
     before.group = group
     if coord.appends:
         before.append_generation = coord.appends[0].group.generation_id
+        rejoin = coord.appends[0].rejoin
+        if rejoin is not None:
+            before.append_join = (rejoin.future_key, rejoin.new_member_id)
         before.append_group = coord.appends[0].group
         before.append_seqs = tuple(p.seq for p in coord.appends)
     if group is not None:
@@ -289,11 +296,27 @@ def predicted_error(world: World, before: Before) -> bool:
     """Whether the step's IllegalStateError is one the model predicts, with the coordinator's state untouched: a
     request labelled ``static-pending`` — a JoinGroup carrying a group.instance.id from a pending member id (SPEC.md
     §3.1 J5b step 3), or a 2.x LeaveGroup doing so (§3.4 [2.4]) — throws before it changes anything, so later
-    answers are still the model's to predict."""
+    answers are still the model's to predict; and the successful store of a v9 static leader's restart on a group
+    object an unload left Dead (model/outputs.py ``answerable_on_a_dead_group``), which throws before it answers."""
+    if before.action is not None and before.action.kind == "CompleteAppend" and before.action.arg == "NONE":
+        return _stranded_leader_store(world, before)
     if before.request is None or before.action is None or before.unlabelled:
         return False
     found = label(world, before, before.action, padded(before.state, len(before.state.slots) + 1))
     return found is not None and found[0].arg == "static-pending"
+
+
+def _stranded_leader_store(world: World, before: Before) -> bool:
+    """The oldest pending append was the static id replacement of a Dead group object (unloaded: not the cached one)
+    whose leader is the new id, and its JoinGroup asked to skip the assignment on a KIP-814 release: the callback's
+    member list for the leader throws (GroupMetadata.scala 3.9.0-rc3 lines 591-593)."""
+    group, join = before.append_group, before.append_join
+    if group is None or join is None or group is before.group or not fact("static-rejoin-skips-assignment",
+                                                                           world.profile.name):
+        return False
+    key, new_member_id = join
+    return (getattr(group, "state", None) is GroupState.DEAD and getattr(group, "leader_id", None) == new_member_id
+            and world.asks_to_skip_assignment(key))
 
 
 def _static_label(world: World, before: Before, req: Request, state: State, instance: str, cell: str

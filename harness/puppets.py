@@ -19,8 +19,10 @@ state. Whether a candidate *is* that abstract action is for the labelled refinem
 What the puppets stay within, so that the coverage map's exclusions (explore/coverage.py ``not_offered``)
 hold for them as for the simulated clients: the JoinGroup version of the profile's client generation (no
 rebalance timeout before JoinGroup v1, a known member id required from v4, KIP-394), each client's fixed
-protocol metadata (no ``JoinGroup/changed``), no group.instance.id, and the scope's switches (LeaveGroup only
-with ``leaves``, OffsetCommit only with ``commits``; failed appends and partition moves are the world's).
+protocol metadata but for a subscription change where the scope has ``resubscribes`` (``JoinGroup/changed``), a
+group.instance.id only for the static actions and a static member's own requests (``INSTANCES``: two, as the static
+world's clients hold), and the scope's switches (LeaveGroup only with ``leaves``, OffsetCommit only with ``commits``;
+failed appends and partition moves are the world's).
 """
 from __future__ import annotations
 
@@ -31,6 +33,8 @@ from harness.client_versions import client_version_for
 from harness.external import WireRequest
 from harness.world import APPEND_ERRORS, World
 from impl.delayed import DelayedHeartbeat, DelayedJoin, DelayedSync
+from model.quotient import coarse_slots
+from model.releases import fact
 
 #: how many puppet clients a puppet world has (the coverage map's 3 member slots)
 PUPPETS = 3
@@ -48,6 +52,12 @@ def _protocols(client: int) -> tuple[tuple[str, bytes], ...]:
     return (("range", f"c{client}".encode()),)    # what World gives simulated client ``client``
 
 
+def _resubscribed(protocols: tuple[tuple[str, bytes], ...]) -> tuple[tuple[str, bytes], ...]:
+    """The member's protocols after a subscription change: the same names (protocol selection unchanged), the
+    metadata toggled between the two subscriptions a resubscribing Java consumer holds (harness/clients.py)."""
+    return tuple((n, m[:-3] if m.endswith(b"+t1") else m + b"+t1") for n, m in protocols)
+
+
 class _Builder:
     """Receive actions for one world as it is now: correlation ids follow the steps the sequence will take."""
 
@@ -62,18 +72,19 @@ class _Builder:
         return Action("Receive", client, wire.to_payload())
 
     def join(self, position: int, client: int, member_id: str, session: int, rebalance: int,
-             protocol_type: str, protocols: tuple[tuple[str, bytes], ...]) -> Action:
+             protocol_type: str, protocols: tuple[tuple[str, bytes], ...], instance: str | None = None) -> Action:
         if not self.version.join_group_v1:
             rebalance = session          # JoinGroup v0 has no rebalance timeout: the coordinator uses the session's
         return self.receive(position, client, "JoinGroup", member_id=member_id, session_timeout_ms=session,
                             rebalance_timeout_ms=rebalance, protocol_type=protocol_type, protocols=protocols,
-                            require_known_member_id=self.version.join_group_v4)
+                            require_known_member_id=self.version.join_group_v4, group_instance_id=instance)
 
 
 def owner(member_id: str) -> int:
-    """The puppet client a member id was given to (ids are ``<client_id>-<n>``, client ids ``c<k>``)."""
+    """The puppet client a member id was given to (ids are ``<client_id>-<n>``, client ids ``c<k>``; a static
+    member's ``<instance id>-<n>``, instance ids ``i<k>``)."""
     head = member_id.split("-", 1)[0]
-    return int(head[1:]) if head[:1] == "c" and head[1:].isdigit() and int(head[1:]) < PUPPETS else 0
+    return int(head[1:]) if head[:1] in ("c", "i") and head[1:].isdigit() and int(head[1:]) < PUPPETS else 0
 
 
 def moves(world: World, kind: str, acting: str, arg: str) -> list[Sequence_]:
@@ -93,13 +104,18 @@ def moves(world: World, kind: str, acting: str, arg: str) -> list[Sequence_]:
     return []
 
 
-_REQUESTS = frozenset({"JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/known", "SyncGroup", "Heartbeat",
-                       "OffsetCommit", "OffsetCommit/simple", "LeaveGroup"})
+_REQUESTS = frozenset({"JoinGroup/new", "JoinGroup/new-pending", "JoinGroup/known", "JoinGroup/changed", "SyncGroup",
+                       "Heartbeat", "OffsetCommit", "OffsetCommit/simple", "LeaveGroup", "JoinGroup/static-new",
+                       "JoinGroup/static-rejoin"})
+#: the group.instance.ids static puppets join with (KIP-345), as the static world's clients hold two
+#: (explore/static_coverage.py): puppet k sends "i<k>"
+INSTANCES = ("i0", "i1")
 
 
 def _requests(world: World, kind: str, acting: str) -> list[Sequence_]:
     scope = world.scope
-    if (kind == "LeaveGroup" and not scope.leaves) or (kind.startswith("OffsetCommit") and not scope.commits):
+    if (kind == "LeaveGroup" and not scope.leaves) or (kind.startswith("OffsetCommit") and not scope.commits) \
+            or (kind == "JoinGroup/changed" and not scope.resubscribes):
         return []
     b = _Builder(world)
     out = _request_steps(world, b, kind, acting, 0)
@@ -110,8 +126,9 @@ def _requests(world: World, kind: str, acting: str) -> list[Sequence_]:
 
 def _prefixes(world: World, b: "_Builder") -> list[Sequence_]:
     """A clock tick, or heartbeats in this millisecond of each non-empty set of members (each such member gets
-    a second live op from what the request schedules for it in the same millisecond on 0.10, §4.6)."""
-    out = [seq for seq in variations(world) if seq[0].kind == "AdvanceClock"]
+    a second live op from what the request schedules for it in the same millisecond on 0.10, §4.6); on 2.4.1 also
+    the clock moved just past the DelayedJoin's deadline (``_at_join_deadline``)."""
+    out = [seq for seq in variations(world) if seq[0].kind == "AdvanceClock"] + _at_join_deadline(world)
     view = world.coord.describe(world.group_id)
     members = sorted(view.members) if view is not None else []
     for mask in range(1, 1 << len(members)):
@@ -119,6 +136,29 @@ def _prefixes(world: World, b: "_Builder") -> list[Sequence_]:
         out.append(tuple(b.receive(i, owner(m), "Heartbeat", member_id=m, generation_id=view.generation_id)  # type: ignore
                          for i, m in enumerate(chosen)))
     return out
+
+
+def same_millisecond_matters(profile: str) -> bool:
+    """Where the KAFKA-9232 predicate decides by the millisecond (2.4.1): a new member keeps its 5-minute op through
+    its join response only if it was added in the millisecond of the join completion (SPEC.md §2, §4.4 step 5)."""
+    return fact("new-member-checked-first", profile) and not fact("heartbeat-satisfied-flag", profile)
+
+
+def _at_join_deadline(world: World) -> list[Sequence_]:
+    """Where the millisecond matters (``same_millisecond_matters``): the clock moved just past the DelayedJoin's
+    deadline, so that the request lands in the millisecond it fires in (a new member added then keeps its 5-minute op
+    through the join completion). Measured, 2.4.1 sweep alone at 40,000 steps: 6,889 edges without, 7,053 with; just
+    past every live deadline instead: fewer (the candidates of every request grow)."""
+    if not same_millisecond_matters(world.profile.name):
+        return []
+    coord = world.coord
+    group = coord.groups.get(world.group_id)
+    if group is None or coord.due_timers():
+        return []
+    return [(Action("AdvanceClock", -1, op.deadline_ms + 1 - coord.now_ms),)
+            for _, op in sorted(coord.timer.entries.items())
+            if isinstance(op, DelayedJoin) and op.group is group and op.deadline_ms >= coord.now_ms
+            and _time_left(world, op.deadline_ms + 1 - coord.now_ms)]
 
 
 def variations(world: World) -> list[Sequence_]:
@@ -153,37 +193,60 @@ def _request_steps(world: World, b: _Builder, kind: str, acting: str, at: int) -
     if kind == "OffsetCommit/simple":
         return [(b.receive(at, 0, "OffsetCommit", member_id="", generation_id=NO_GENERATION,
                            offsets=(("t-0", 1),)),)]
+    instances = _instances(world)
+    if kind == "JoinGroup/static-new":      # an instance id the group does not know joins with member id "" (J5a 6)
+        rebalances = (0,) + (REBALANCES if b.version.join_group_v1 else ())
+        return [(b.join(at, k, "", s, r or s, "consumer", _protocols(k), i),)
+                for k, i in enumerate(INSTANCES) if i not in instances.values() for s in SESSIONS for r in rebalances]
     out: list[Sequence_] = []
     for mid in _acting_ids(world, acting):
-        c = owner(mid)
+        c, inst = owner(mid), instances.get(mid)     # a static member's requests carry its instance id
         member = view.members.get(mid) if view is not None else None
-        if kind == "JoinGroup/known":
+        if kind in ("JoinGroup/known", "JoinGroup/changed", "JoinGroup/static-rejoin"):
+            if kind == "JoinGroup/static-rejoin" and inst is None:
+                continue
             session, rebalance = (member.session_timeout_ms, member.rebalance_timeout_ms) if member else (10000, 10000)
             ptype, protocols = (view.protocol_type or "consumer", member.protocols) if member else ("consumer",
                                                                                                   _protocols(c))
+            if kind == "JoinGroup/changed":
+                protocols = _resubscribed(protocols)
+            joiner = "" if kind == "JoinGroup/static-rejoin" else mid    # a restart: member id "" (J5a step 4)
             for s in dict.fromkeys((session,) + SESSIONS):
                 for r in dict.fromkeys((rebalance, s) + REBALANCES):
-                    out.append((b.join(at, c, mid, s, r, ptype, protocols),))
+                    out.append((b.join(at, c, joiner, s, r, ptype, protocols, inst),))
         elif kind == "SyncGroup":
             if view is not None and view.leader_id == mid:
                 assignment = tuple((m, f"p{i}".encode()) for i, m in enumerate(sorted(view.members)))
                 out.append((b.receive(at, c, "SyncGroup", member_id=mid, generation_id=generation,
-                                      assignments=assignment),))
-            out.append((b.receive(at, c, "SyncGroup", member_id=mid, generation_id=generation),))
+                                      assignments=assignment, group_instance_id=inst),))
+            out.append((b.receive(at, c, "SyncGroup", member_id=mid, generation_id=generation,
+                                  group_instance_id=inst),))
         elif kind == "OffsetCommit":
             out.append((b.receive(at, c, "OffsetCommit", member_id=mid, generation_id=generation,
-                                  offsets=(("t-0", 1),)),))
+                                  offsets=(("t-0", 1),), group_instance_id=inst),))
         elif kind == "LeaveGroup":
-            out.append((b.receive(at, c, "LeaveGroup", member_id=mid),))
+            out.append((b.receive(at, c, "LeaveGroup", member_id=mid, group_instance_id=inst),))
+            if inst is not None:                  # a static member removed by its instance id alone (§3.4)
+                out.append((b.receive(at, c, "LeaveGroup", member_id="", group_instance_id=inst),))
         else:
-            out.append((b.receive(at, c, kind, member_id=mid, generation_id=generation),))
+            out.append((b.receive(at, c, kind, member_id=mid, generation_id=generation, group_instance_id=inst),))
     return out
 
 
-def _ids(world: World) -> dict[str, str]:
-    """Every member id, pending id and id with a live heartbeat op of the cached group -> its slot's value."""
+def _instances(world: World) -> dict[str, str]:
+    """Member id -> the group.instance.id the cached group maps to it (KIP-345)."""
     group = world.coord.groups.get(world.group_id)
-    return {} if group is None else {m: s.short() for m, s in slots_by_id(world.coord, group).items()}
+    return {} if group is None else {m: i for i, m in sorted(group.static_members.items())}
+
+
+def _ids(world: World) -> dict[str, str]:
+    """Every member id, pending id and id with a live heartbeat op of the cached group -> its slot's value, as the
+    coverage quotient writes it (model/quotient.py: the acting slot of a map edge is named so)."""
+    group = world.coord.groups.get(world.group_id)
+    if group is None:
+        return {}
+    slots = slots_by_id(world.coord, group)
+    return dict(zip(slots, (s.short() for s in coarse_slots(tuple(slots.values()), world.profile.name)), strict=True))
 
 
 def _acting_ids(world: World, acting: str) -> list[str]:
@@ -393,5 +456,5 @@ def retimings(world: World) -> list[tuple[tuple[tuple[tuple[str, int], ...], int
     return out
 
 
-__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "retimings", "situation", "ticks", "timing",
-           "variations"]
+__all__ = ["KINDS", "PUPPETS", "moves", "owner", "probes", "retimings", "same_millisecond_matters", "situation",
+           "ticks", "timing", "variations"]

@@ -21,7 +21,11 @@ class Scope:
     unload: bool = False               # UnloadGroup / LoadGroup (partition emigration, SPEC.md §3.7)
     commits: bool = False              # Java consumers send OffsetCommit when STABLE
     leaves: bool = True                # clients may send LeaveGroup
-    rejoins: bool = True               # a STABLE Java consumer may rejoin (re-subscription, metadata change)
+    rejoins: bool = True               # a STABLE Java consumer may rejoin with its metadata unchanged
+    #: a STABLE Java consumer may rejoin with other protocol metadata: its subscription changed, or a pattern
+    #: subscription matched a new topic (ConsumerCoordinator's rejoinNeededOrPending on a changed subscription or
+    #: metadata snapshot); the member keeps its id and the coordinator rebalances (SPEC.md §3.1 J5b, §1.3)
+    resubscribes: bool = False
     advance_ms: tuple[int, ...] = (1000,)   # AdvanceClock amounts offered
     timed: bool = False                # heartbeats only every heartbeat_interval_ms
     max_time_ms: int | None = None     # the clock never moves beyond this
@@ -63,12 +67,12 @@ class Scope:
         return {n: getattr(self, n) for n in names if getattr(self, n) is not None}
 
     def to_json(self) -> dict[str, Any]:
-        """Every field, tuples as lists, in field order; ``client_id`` only when set (traces written before it
-        existed keep their bytes)."""
+        """Every field, tuples as lists, in field order; ``client_id`` and ``resubscribes`` only when set (traces
+        written before they existed keep their bytes)."""
         out: dict[str, Any] = {}
         for f in fields(self):
             value = getattr(self, f.name)
-            if f.name == "client_id" and not value:
+            if f.name in ("client_id", "resubscribes") and not value:
                 continue
             out[f.name] = list(value) if isinstance(value, tuple) else value
         return out

@@ -302,6 +302,15 @@ class World:
         req = self.net.take_request((a.client, a.arg))  # type: ignore[arg-type]
         self._call(req, self.group_id, self.configs[req.client].client_id)
 
+    def asks_to_skip_assignment(self, key: Any) -> bool:
+        """Whether request ``key`` (client, corr) came from a simulated client that sends JoinGroup v9+ and so sets
+        supportSkippingAssignment (KIP-814; ``Client`` builds it from its version). A real (external) client's
+        request is not on record here and counts as not asking."""
+        client = key[0] if isinstance(key, tuple) and key else None
+        if not isinstance(client, int) or not 0 <= client < len(self.configs) or self.kinds[client] == "external":
+            return False
+        return self.configs[client].version.join_group_version >= 9
+
     def _receive(self, a: Action) -> None:
         wire = WireRequest.from_payload(str(a.arg))
         self._call(wire.request(a.client), wire.group_id, wire.client_id, wire.members, dict(wire.offsets))

@@ -54,8 +54,8 @@ class RebalanceMixin(CoordinatorBase):
     def _refuse_at_capacity(self, group: GroupMetadata, req: "JoinRequest") -> None:
         """group.remove of the refused member id: no callback, no heartbeat cancelled, no rebalance (§3.1 J4).
         Before 3.0 remove left pendingMembers alone (group_keeps_id_sets); before 2.8 it left the static map alone and
-        handleJoinGroup dropped the mapping of the *request's* instance id instead (GroupCoordinator.scala 2.4.1 lines
-        161-167)."""
+        handleJoinGroup dropped the mapping of the *request's* instance id instead
+        (GroupCoordinator.scala 2.4.1 lines 161-167)."""
         rules = self.profile.static_membership
         mapping = dict(group.static_members)
         group.remove(req.member_id)

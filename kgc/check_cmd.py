@@ -3,7 +3,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import time
 from collections import Counter
+from functools import partial
 from pathlib import Path
 from typing import Callable
 
@@ -17,14 +19,22 @@ from impl.profiles import PROFILES, RUNTIME_PROFILES, profile_info
 from model.releases import release
 from kgc.findings_cmd import Reproduction, rel, reproduce_all
 from kgc.gate import GateResult, PhaseResult, run_gate
+from kgc.hints import replay_hint, shown_path
+from kgc.interrupts import Interrupted, held
+from kgc.outputs import claim, holding, said_removed, writable_dir
+from kgc.progress import PhaseLog, clock
+from kgc.workers import run_jobs
 from properties.findings import FINDINGS
 from kgc.reporting import violation_report, write_reports
 from reports.formats import RunSummary, junit_xml, run_json
+from reports.listing import Column, print_listing
 from reports.terminal import print_violation
 from reports.violation import ViolationReport
 
 DEFAULT_OUT = Path(".kgc-out/check")
 UNCOVERED_FILE = "uncovered-edges.tsv"
+#: the static scope's uncovered edges (its own map, explore/static_coverage.py)
+UNCOVERED_STATIC_FILE = "uncovered-static-edges.tsv"
 SHOWN_UNCOVERED = 5      # uncovered edges printed on the terminal (all of them go to UNCOVERED_FILE)
 
 
@@ -76,10 +86,9 @@ def _profiles(args: argparse.Namespace) -> list[str]:
 
 
 def _list_mutants(console: Console) -> int:
-    table = Table("mutant", "profiles", "the mistake it stands for", "caught by", header_style="bold")
-    for m in all_mutants():
-        table.add_row(m.name, ", ".join(m.profiles), m.mistake, ", ".join(m.catches))
-    console.print(table)
+    print_listing(console, (Column("mutant", whole=True), Column("profiles"), Column("the mistake it stands for"),
+                            Column("caught by", whole=True)),
+                  [(m.name, ", ".join(m.profiles), m.mistake, ", ".join(m.catches)) for m in all_mutants()])
     return 0
 
 
@@ -93,12 +102,15 @@ def _summary(result: GateResult) -> Table:
     return table
 
 
-def print_coverage(cov: CoverageReport, console: Console, listing: Path) -> None:
-    """Covered/reachable states and edges, the reasons edges are left out, the first uncovered ones, a warning."""
+def print_coverage(cov: CoverageReport, console: Console, listing: Path, static: bool = False) -> None:
+    """Covered/reachable states and edges, the reasons edges are left out, the first uncovered ones, a warning;
+    ``static``: the static scope's own map (explore/static_coverage.py)."""
     pct = 100.0 * cov.covered_edges / cov.reachable_edges if cov.reachable_edges else 100.0
-    console.print(f"abstract coverage, profile {cov.profile}: states {cov.covered_states:,}/{cov.reachable_states:,}, "
-                  f"edges {cov.covered_edges:,}/{cov.reachable_edges:,} reachable ({pct:.1f} %) of "
-                  f"{cov.model_edges:,} in the 3-slot model graph of the walk scopes")
+    what, graph = ("static scope, ", "static model graph of the static walk") if static else ("", "model graph of the "
+                                                                                                "walk scopes")
+    console.print(f"abstract coverage, {what}profile {cov.profile}: states {cov.covered_states:,}/"
+                  f"{cov.reachable_states:,}, edges {cov.covered_edges:,}/{cov.reachable_edges:,} reachable ({pct:.1f} "
+                  f"%) of {cov.model_edges:,} in the 3-slot {graph}")
     reasons = Counter(r for *_, r in cov.uncovered)
     for reason, n in sorted(reasons.items(), key=lambda kv: (-kv[1], kv[0])):
         console.print(f"  {n:>6,}  {reason}", markup=False)
@@ -136,8 +148,9 @@ def _write(result: GateResult, out: Path, console: Console, findings: list[Repro
         report = violation_report(result.found.trace, result.found.violation, result.found.phase)
         files = write_reports(report, directory)
         reports = (report,)
-        print_violation(report, console)
-        console.print(f"reports: {files['markdown']}, {files['html']}; regression test: {files['test']}")
+        print_violation(report, console, replay_hint(files["trace"]))
+        console.print(f"reports: {shown_path(files['markdown'])}, {shown_path(files['html'])}; regression test: "
+                      f"{shown_path(files['test'])}", highlight=False)
     cov = result.coverage
     notes = [f"{p.name}: {p.note}" for p in result.phases if p.note]
     if cov is not None:
@@ -147,6 +160,14 @@ def _write(result: GateResult, out: Path, console: Console, findings: list[Repro
         print_coverage(cov, console, listing)
         if cov.missing:
             notes.append(f"warning: {cov.missing} reachable abstract edges not reached in budget")
+    static = result.static_coverage
+    if static is not None:
+        listing = directory / UNCOVERED_STATIC_FILE
+        listing.write_text("before\taction\tafter\treason\n" + "".join(
+            "\t".join(row) + "\n" for row in static.uncovered), encoding="utf-8")
+        print_coverage(static, console, listing, static=True)
+        if static.missing:
+            notes.append(f"warning: {static.missing} reachable static-scope edges not reached in budget")
     summary = RunSummary(result.profile, result.mutant, result.seed, result.passed, result.properties, reports,
                          counts={p.name: p.steps for p in result.phases},
                          coverage=cov.to_json() if cov is not None else {},
@@ -157,14 +178,15 @@ def _write(result: GateResult, out: Path, console: Console, findings: list[Repro
                             "detail": r.detail, "report": rel(r.report) if r.report else None} for r in findings]
     if cov is not None:
         obj["uncovered_edges"] = _uncovered_rows(cov)
+    if static is not None:
+        obj["static_coverage"] = static.to_json()
+        obj["uncovered_static_edges"] = _uncovered_rows(static)
     (directory / "run.json").write_text(json.dumps(obj, sort_keys=True, indent=1) + "\n", encoding="utf-8")
     (directory / "junit.xml").write_text(junit_xml(summary), encoding="utf-8")
 
 
 def prove_phase(profile: str) -> PhaseResult:
     """The Z3 proofs of the abstract invariants and output properties for any number of members (`kgc prove`)."""
-    import time
-
     from properties.z3.prove import prove
     from properties.z3.prove_outputs import prove_outputs
     t0 = time.perf_counter()
@@ -179,10 +201,12 @@ def prove_phase(profile: str) -> PhaseResult:
     return PhaseResult("prove", runs=len(results) + len(outputs), seconds=time.perf_counter() - t0, note=note)
 
 
+ProfileRun = tuple[GateResult, "list[Reproduction] | None"]
+
+
 def _check_profile(profile: str, mutant: str | None, budget: float, seed: int, unexcuse: tuple[str, ...],
                    prove: Callable[[str], PhaseResult] | None,
-                   progress: Callable[[str], None] = lambda _phase: None,
-                   ) -> tuple[GateResult, list[Reproduction] | None]:
+                   progress: Callable[[str], None] = lambda _phase: None) -> ProfileRun:
     """One profile's gate run and, on the reference, its documented findings (a mutant run is about the mutant;
     a run that searches for a finding afresh does not replay that finding's old record)."""
     with unexcused(unexcuse):
@@ -194,45 +218,118 @@ def _check_profile(profile: str, mutant: str | None, budget: float, seed: int, u
 
 
 def _run_profiles(args: argparse.Namespace, profiles: list[str], console: Console,
-                  prove: Callable[[str], PhaseResult] | None) -> list[tuple[GateResult, list[Reproduction] | None]]:
-    """Each profile's run, in profile order. Profiles are independent and each run's counts derive from its
-    budget share alone, so running them on ``--workers`` processes changes the wall time, not one byte."""
+                  prove: Callable[[str], PhaseResult] | None, on_done: Callable[[str, ProfileRun], None]) -> None:
+    """Each profile's run; ``on_done(profile, result)`` as each one ends. Profiles are independent and each run's
+    counts derive from its budget share alone, so running them on ``--workers`` processes changes the wall time,
+    not one byte."""
     # the budget is shared by the profiles the catalog judges; a runtime-rules-only one takes a share like theirs
     budget = args.budget / max(1, sum(release(p).runnable for p in profiles))
     unexcuse = tuple(args.unexcuse)
     workers = min(getattr(args, "workers", 1), len(profiles))
-    if workers <= 1:
-        out = []
-        for profile in profiles:
-            with console.status(f"kgc check {profile}: starting", spinner="dots") as status:
-                def progress(phase: str, profile: str = profile) -> None:
-                    status.update(f"kgc check {profile}: {phase}")
-                out.append(_check_profile(profile, args.mutant, budget, args.seed, unexcuse, prove, progress))
-        return out
-    import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("fork")) as pool, \
-            console.status(f"kgc check: {', '.join(profiles)} on {workers} processes", spinner="dots") as status:
-        futures = {pool.submit(_check_profile, p, args.mutant, budget, args.seed, unexcuse, prove): p
-                   for p in profiles}
-        done: dict[str, tuple[GateResult, list[Reproduction] | None]] = {}
-        for future in as_completed(futures):
-            done[futures[future]] = future.result()
-            left = [p for p in profiles if p not in done]
-            status.update(f"kgc check: {len(done)} of {len(profiles)} profiles done"
-                          + (f" (running: {', '.join(left)})" if left else ""))
-    return [done[p] for p in profiles]
+    how = f"on {workers} processes" if workers > 1 else "in one process"
+    plural = "s" if len(profiles) > 1 else ""
+    phases: dict[str, str] = {}
+    started: dict[str, float] = {}
+    with PhaseLog(console, f"kgc check: profile{plural} {', '.join(profiles)} {how}, budget {args.budget:g} s"
+                  + (f", mutant {args.mutant}" if args.mutant else "")) as log:
+        def show(profile: str, phase: str) -> None:
+            started.setdefault(profile, log.elapsed)
+            phases[profile] = phase
+            log.event(f"kgc check {profile}: {phase}",
+                      "kgc check: " + " · ".join(f"{p} {ph}" for p, ph in phases.items()))
+
+        def done(profile: str, result: ProfileRun) -> None:
+            phases.pop(profile, None)
+            took = clock(log.elapsed - started.get(profile, 0.0))
+            log.event(f"kgc check {profile}: {'FAIL' if _failed(result) else 'PASS'} in {took}",
+                      f"kgc check: {profile} done")
+            on_done(profile, result)
+
+        if workers <= 1:
+            for profile in profiles:
+                show(profile, "starting")
+                done(profile, _check_profile(profile, args.mutant, budget, args.seed, unexcuse, prove,
+                                             partial(show, profile)))
+            return
+        run_jobs([(p, partial(_check_profile, p, args.mutant, budget, args.seed, unexcuse, prove)) for p in profiles],
+                 workers, show, done)
+
+
+def _failed(result: ProfileRun) -> bool:
+    gate, findings = result
+    return not gate.passed or any(r.stale for r in findings or ())
+
+
+class _Outcome:
+    """The profiles' results as they come in: printed and written in profile order (so the output does not depend
+    on which process ends first), and on an interrupt every complete one, whatever its place."""
+
+    def __init__(self, profiles: list[str], out: Path, console: Console) -> None:
+        self.profiles, self.out, self.console = profiles, out, console
+        self.results: dict[str, ProfileRun] = {}
+        self.shown: list[str] = []
+        self.failed: list[str] = []
+
+    def done(self, profile: str, result: ProfileRun) -> None:
+        self.results[profile] = result
+        for p in self.profiles[len(self.shown):]:
+            if p not in self.results:
+                break
+            self._show(p)
+
+    def _show(self, profile: str) -> None:
+        result, findings = self.results[profile]
+        with held():    # an interrupt waits until this profile's files are whole and it is counted as shown
+            self.console.print(_summary(result))
+            if findings:
+                print_findings(findings, self.console)
+            _write(result, self.out, self.console, findings)
+            self.shown.append(profile)
+            if _failed(self.results[profile]):
+                self.failed.append(profile)
+
+    def flush(self) -> None:
+        """Show and write every complete result not shown yet (an interrupt came before its turn)."""
+        for p in self.profiles:
+            if p in self.results and p not in self.shown:
+                self._show(p)
+
+    def kept(self) -> str:
+        left = [p for p in self.profiles if p not in self.shown]
+        if not self.shown:
+            return f"no profile had finished, so nothing was written to {self.out}"
+        verdicts = ", ".join(f"{p} ({'FAIL' if p in self.failed else 'PASS'})" for p in self.shown)
+        return (f"kept the complete results of {verdicts} in {self.out}"
+                + (f"; {', '.join(left)} did not finish and have none" if left else ""))
 
 
 def run(args: argparse.Namespace, console: Console, prove: Callable[[str], PhaseResult] | None = prove_phase) -> int:
     if args.list_mutants:
         return _list_mutants(console)
     profiles = _profiles(args)
-    failed = False
-    for result, findings in _run_profiles(args, profiles, console, prove):
-        console.print(_summary(result))
-        if findings:
-            print_findings(findings, console)
-        _write(result, args.out, console, findings)
-        failed |= not result.passed or any(r.stale for r in findings or ())
-    return 1 if failed else 0
+    writable_dir(args.out, "--out")
+    # an earlier run's profile directories go: a directory holds one run's results, never an old report beside
+    # new ones that look current (a report file is opened on its own, or uploaded as a CI artifact)
+    with claim(args.out, "kgc check", holding("run.json", "junit.xml")) as removed:
+        said_removed("kgc check", args.out, removed)
+        return _run_all(args, profiles, console, prove)
+
+
+def _run_all(args: argparse.Namespace, profiles: list[str], console: Console,
+             prove: Callable[[str], PhaseResult] | None) -> int:
+    outcome = _Outcome(profiles, args.out, console)
+    started = time.monotonic()
+    try:
+        _run_profiles(args, profiles, console, prove, outcome.done)
+    except Interrupted as exc:
+        outcome.flush()
+        exc.kept = outcome.kept()
+        raise
+    n = f"{len(profiles)} profile{'s' if len(profiles) > 1 else ''}"
+    n += f", mutant {args.mutant}" if args.mutant else ""
+    took = clock(time.monotonic() - started)
+    if outcome.failed:
+        console.print(f"kgc check: [red]FAIL[/red] on {', '.join(outcome.failed)} ({n}, {took})", highlight=False)
+        return 1
+    console.print(f"kgc check: [green]PASS[/green] ({n}, {took})", highlight=False)
+    return 0

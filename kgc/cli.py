@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import signal
 import sys
 from enum import Enum
 from pathlib import Path
@@ -20,6 +21,10 @@ from kgc import check_cmd, conform_cmd, explore_cmd, findings_cmd, graph_cmd, pr
 from impl.profiles import PROFILES, RUNTIME_PROFILES, Profile, UnknownProfileError, get_profile
 from model.releases import FACTS, fact
 from impl.static import StaticRules
+from kgc.hints import replay_hint
+from kgc.interrupts import Interrupted, interruptible
+from kgc.outputs import OutputError, writable_file
+from reports.listing import Column, print_listing
 from reports.terminal import format_ms, print_trace
 
 VERSION = "0.1.0"
@@ -71,10 +76,9 @@ def _profiles_for(name: str | None, scenario_profiles: Sequence[str]) -> list[st
 
 def _cmd_scenario(args: argparse.Namespace, console: Console) -> int:
     if args.list:
-        table = Table("scenario", "profiles", "what it shows", "source", header_style="bold")
-        for s in SCENARIOS:
-            table.add_row(s.name, ", ".join(s.profiles), s.title, s.source)
-        console.print(table)
+        print_listing(console, (Column("scenario", whole=True), Column("profiles"), Column("what it shows"),
+                                Column("source")),
+                      [(s.name, ", ".join(s.profiles), s.title, s.source) for s in SCENARIOS])
         return 0
     if args.all:
         return _run_all(args, console)
@@ -84,13 +88,15 @@ def _cmd_scenario(args: argparse.Namespace, console: Console) -> int:
     profiles = _profiles_for(args.profile, scenario.profiles)
     if args.out and len(profiles) != 1:
         raise UsageError("--out needs a single profile: add --profile.")
+    if args.out:
+        writable_file(Path(args.out), "--out")
     for profile in profiles:
         trace = run_scenario(scenario, profile).trace(name=scenario.name)
         console.print(f"[bold]{scenario.title}[/bold]\n{scenario.source}; {scenario.roles}")
         print_trace(trace, console)
         if args.out:
             Path(args.out).write_text(trace.dumps(), encoding="utf-8")
-            console.print(f"trace written to {args.out}; re-run it with: kgc replay {args.out}")
+            console.print(f"trace written to {args.out}; re-run it with: {replay_hint(args.out)}", highlight=False)
     return 0
 
 
@@ -186,6 +192,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
     try:
+        with interruptible():
+            return _dispatch(parser, args, console)
+    except (Interrupted, KeyboardInterrupt) as exc:
+        # KeyboardInterrupt: a library that installs its own SIGINT handler (PySpark's context does)
+        stop = exc if isinstance(exc, Interrupted) else Interrupted(signal.SIGINT)
+        sys.stderr.write(f"kgc {args.command or ''}: interrupted by {stop.name}"
+                         + (f"; {stop.kept}" if stop.kept else "") + ".\n")
+        return stop.exit_status
+
+
+def _dispatch(parser: argparse.ArgumentParser, args: argparse.Namespace, console: Console) -> int:
+    try:
         if args.command == "scenario":
             return _cmd_scenario(args, console)
         if args.command == "replay":
@@ -210,7 +228,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return conform_cmd.run(args, console)
         parser.print_help()
         return 2
-    except (UsageError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
+    except (UsageError, OutputError, UnknownProfileError, UnknownScenarioError, UnknownMutantError, TraceFormatError,
             check_cmd.CheckUsageError, findings_cmd.FindingsUsageError, prove_cmd.ProveUsageError,
             explore_cmd.ExploreUsageError, serve_cmd.ServeUsageError, conform_cmd.ConformUsageError) as exc:
         sys.stderr.write(f"kgc: error: {exc}\n")

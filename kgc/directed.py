@@ -12,13 +12,12 @@ import copy
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-from explore.coverage import (CoverageMap, CoverageReport, EdgeKey, coverage_map, edge_key, measure, scope_edges,
-                              source_timings, timed_map)
+from explore.coverage import (CoverageMap, CoverageReport, EdgeKey, coverage_key, coverage_map, measure, run_state,
+                              scope_edges, source_timings, timed_map)
 from explore.runs import Runs
 from explore.sweep import SweepResult, sweep
-from explore.space import unpadded
 from harness.abstraction import abstract
-from harness.puppets import KINDS as PUPPETS
+from harness.puppets import KINDS as PUPPETS, same_millisecond_matters
 from harness.refinement import RefinementChecker
 from harness.scope import Scope
 from harness.world import World
@@ -50,16 +49,23 @@ def fork(run: CheckedRun) -> CheckedRun:
 
 
 def run_edges(run: CheckedRun) -> set[EdgeKey]:
-    """The abstract edges a run's refinement recorded, as coverage keys."""
-    return {edge_key(b, a, t) for b, a, t in run.refinement.coverage.edges} if run.refinement else set()
+    """The abstract edges a run's refinement recorded, as coverage keys (explore.coverage.coverage_key)."""
+    if not run.refinement:
+        return set()
+    profile = run.world.profile.name
+    keys = (coverage_key(profile, b, a, t) for b, a, t in run.refinement.coverage.edges)
+    return {k for k in keys if k is not None}
 
 
 def run_states(run: CheckedRun) -> set[State]:
-    return {unpadded(s) for s in run.refinement.coverage.states} if run.refinement else set()
+    profile = run.world.profile.name
+    return {run_state(profile, s) for s in run.refinement.coverage.states} if run.refinement else set()
 
 
 def _state(run: CheckedRun) -> State:
-    return unpadded(abstract(run.world.coord, run.world.group_id)) if run.refinement is not None else State()
+    if run.refinement is None:
+        return State()
+    return run_state(run.world.profile.name, abstract(run.world.coord, run.world.group_id))
 
 
 @dataclass
@@ -84,18 +90,24 @@ def report(cmap: CoverageMap, cov: Coverage) -> CoverageReport:
 
 
 def swept(profile: str, scopes: Sequence[Scope], kinds: tuple[str, ...], cmap: CoverageMap, cov: Coverage,
-          steps: int, seed: int, mutant: str | None = None) -> SweepResult[CheckedRun]:
+          steps: int, seed: int, mutant: str | None = None, maps: Sequence[frozenset[EdgeKey]] | None = None
+          ) -> SweepResult[CheckedRun]:
     """The map sweep (explore/sweep.py) with puppet clients, one world per scope, toward ``cmap``'s reachable edges
     not in ``cov``; adds what it covers to ``cov``. ``kinds``: the client kinds whose requests the puppets stand for
-    (each scope's map is the one those clients could take)."""
+    (each scope's map is the one those clients could take); ``maps``: each scope's edges, where they are not a walk
+    scope's (the static map, explore/static_coverage.py)."""
     def start(scope: Scope) -> Callable[[], CheckedRun]:
         return lambda: CheckedRun(World(profile, scope, clients=PUPPETS, seed=seed, record=True, mutant=mutant))
     runs: Runs[CheckedRun] = Runs(starts=[start(s) for s in scopes], fork=fork, enabled=lambda r: r.world.enabled(),
                                   state=_state, edges=run_edges, failed=lambda r: bool(r.violations),
                                   world=lambda r: r.world)
-    maps = [scope_edges(profile, scope, kinds) & cmap.reachable_edges for scope in scopes]
-    found = sweep(runs, maps, cov.edges, steps, seed, timings=[source_timings(profile, s, kinds) for s in scopes],
-                  plans=[timed_map(profile, s, kinds) for s in scopes])
+    by_timing = same_millisecond_matters(profile)
+    if maps is not None:
+        found = sweep(runs, [m & cmap.reachable_edges for m in maps], cov.edges, steps, seed, by_timing=by_timing)
+    else:
+        found = sweep(runs, [scope_edges(profile, scope, kinds) & cmap.reachable_edges for scope in scopes],
+                      cov.edges, steps, seed, timings=[source_timings(profile, s, kinds) for s in scopes],
+                      plans=[timed_map(profile, s, kinds) for s in scopes], by_timing=by_timing)
     cov.edges |= found.edges
     cov.tried |= found.tried
     cov.states |= found.states

@@ -16,15 +16,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from rich.console import Console
-from rich.table import Table
 
 from core.trace import Trace, TraceFormatError
 from harness.excuses import unexcused
 from impl.profiles import PROFILES, RUNTIME_PROFILES, profile_info
+from kgc.hints import kgc_command
 from kgc.reporting import violation_report, write_reports
 from kgc.runs import actions_of, replay_checked
 from model.releases import version
 from properties.findings import FINDINGS, Finding, gated, get_finding
+from reports.listing import Column, print_listing
 
 TRACE = "counterexample.json"
 
@@ -90,8 +91,8 @@ def record(name: str, profile: str, source: Path) -> Path:
                                  f"not {profile}.")
     directory = source / profile if (source / profile / TRACE).is_file() else source
     if not (directory / TRACE).is_file():
-        raise FindingsUsageError(f"no {TRACE} in {source} or {source / profile}; run kgc check --profile {profile} "
-                                 f"--unexcuse {name} --out {source} first.")
+        raise FindingsUsageError(f"no {TRACE} in {source} or {source / profile}; run {kgc_command()} check "
+                                 f"--profile {profile} --unexcuse {name} --out {source} first.")
     trace = Trace.loads((directory / TRACE).read_text(encoding="utf-8"), source=str(directory / TRACE))
     prop = trace.violation.property if trace.violation is not None else None
     if prop not in finding.properties:
@@ -181,18 +182,22 @@ def run(args: argparse.Namespace, console: Console) -> int:
         console.print(f"recorded {args.name} on {args.record_profile}: {rel(target)}")
         return 0
     profiles = [profile_info(args.profile).name] if args.profile else list(PROFILES) + list(RUNTIME_PROFILES)
-    table = Table("finding", "profile", "breaks", "fixed in", "verdict", header_style="bold")
+    rows: list[tuple[str, ...]] = []
     stale = 0
     for f in FINDINGS:
         for profile in [p for p in f.profiles if p in profiles]:
             if not f.gated:
-                table.add_row(f.name, profile, ", ".join(f.properties), f.fixed_in or "-", f"shown by {f.shown_by}")
+                rows.append((f.name, profile, ", ".join(f.properties), f.fixed_in or "-", "shown by its test",
+                             f.shown_by))
                 continue
             r = reproduce(f, profile)
             stale += r.stale
-            verdict = (f"[green]reproduced[/green]: {r.detail} — {rel(r.report)}" if r.reproduced and r.report
+            verdict = (f"[green]reproduced[/green]: {r.detail}" if r.reproduced
                        else f"[yellow]not recorded[/yellow]: {r.detail}" if not r.recorded
                        else f"[red]stale[/red]: {r.detail}")
-            table.add_row(f.name, profile, ", ".join(f.properties), f.fixed_in or "-", verdict)
-    console.print(table)
+            rows.append((f.name, profile, ", ".join(f.properties), f.fixed_in or "-", verdict,
+                         rel(r.report) if r.report else "-"))
+    # the report paths are what a user opens next: whole, never cut (reports/listing.py)
+    print_listing(console, (Column("finding", whole=True), Column("profile"), Column("breaks", whole=True),
+                            Column("fixed in"), Column("verdict"), Column("report or test", whole=True)), rows)
     return 1 if stale else 0

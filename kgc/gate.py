@@ -12,6 +12,8 @@ Phases, in order, each deterministic (counts derive from the budget, never from 
              scope, puppet clients realise every edge of the scope's abstract map breadth first and probe each
              state reached with the answers no edge asks for (explore/sweep.py, harness/puppets.py); catalog +
              refinement every step;
+  static     (releases with KIP-345) the same sweep of the static scope's map (explore/static_coverage.py), puppets
+             joining with group.instance.ids, toward the edges the static walk left uncovered;
   prove      the Z3 proofs of the abstract invariants (reference runs only: they are about the model).
 A phase stops at the first run with a violation; its counterexample is shrunk by delta debugging
 (Hypothesis shrinks its own; BFS counterexamples are already shortest) and reported. Checking a
@@ -36,6 +38,8 @@ from harness.world import World
 from impl.mutants import get_mutant
 from explore.coverage import CoverageReport
 from explore.deadlines import applies as timed
+from explore.static_coverage import static_map
+from harness.puppets import same_millisecond_matters
 from kgc.directed import Coverage, profile_map, report, swept
 from kgc.runs import CheckedRun, Found, shrink
 from model.releases import fact, release
@@ -45,7 +49,8 @@ from properties.runtime_4x import rules_for
 WALK_SCOPES: dict[str, Scope] = {
     "calm": Scope(append_mode="deferred", commits=True, leaves=False, group_initial_rebalance_delay_ms=0,
                   session_timeout_ms=(6000, 9000, 12000), advance_ms=(1000, 4000)),
-    "churn": Scope(commits=True, advance_ms=(1000, 3000)),
+    # members come and go, and change their subscriptions (JoinGroup/changed: updateMemberAndRebalance, SPEC.md §3.1)
+    "churn": Scope(commits=True, advance_ms=(1000, 3000), resubscribes=True),
     "faults": Scope(append_mode="deferred", faults=True, commits=True, crashes=True,
                     group_initial_rebalance_delay_ms=0, session_timeout_ms=(6000, 10000), advance_ms=(1000, 5000)),
     "partition": Scope(unload=True, leaves=False, advance_ms=(1000,)),
@@ -58,13 +63,19 @@ WALK_KINDS = ("adversarial", "java")
 #: group.instance.id and member id "", and an adversary forging client 0's instance id (also with a peer's member
 #: id); then the adversary (a static member by that forged id) with two dynamic Java consumers, whose pending
 #: member ids it sends with that instance id — the two documented findings of mixed groups (properties/findings.py:
-#: J5b step 3's IllegalStateException, 3.x's LeaveGroup of a pending id). Not part of the coverage map.
+#: J5b step 3's IllegalStateException, 3.x's LeaveGroup of a pending id). The first is the world of the static
+#: scope's own coverage map (explore/static_coverage.py); both hold back what disrupts a rebalance (``STATIC_HELD``)
+#: until the group is first Stable, as the reload walks hold partition moves.
 _STATIC_SCOPE = Scope(append_mode="deferred", faults=True, commits=True, crashes=True, advance_ms=(1000, 5000),
                       session_timeout_ms=(20000, 20000, 20000), rebalance_timeout_ms=(6000, 6000, 6000))
 STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     # sessions outlive the join phase, so a static member that crashed is kept by a join completion (§4.4 step 1)
     "static": (_STATIC_SCOPE, ("static", "static-adversarial", "static")),
     "static-mixed": (_STATIC_SCOPE, ("java", "java", "static-adversarial")),
+    # the partition moves too (held back, as in the reload walks, until the first Stable): a static restart's store
+    # meets an unload — the KAFKA-10284 callback of a group object that left the cache (§3.7). Not in a coverage map
+    # (the static map with partition moves is ten times the size: every stored group loads back with any static subset)
+    "static-partition": (replace(_STATIC_SCOPE, unload=True), ("static", "static-adversarial", "static")),
 }
 
 #: the partition scope once the group has a durable record: a walk that holds the partition moves back until the
@@ -77,6 +88,19 @@ STATIC_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
 RELOAD_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
     "reload": (WALK_SCOPES["partition"], ("java", "java", "adversarial")),
 }
+#: group.max.size (KIP-389, 2.2.0+): no other scope sets it, so no run met a full group. Three clients and room for
+#: two or one (SPEC.md §3.1 J4: a join beyond it is refused GROUP_MAX_SIZE_REACHED; the rules of who is refused, and
+#: when a group over capacity rebalances, differ by release — model/step.py). In no coverage map: the maps' model
+#: scope has no bound (explore/coverage.py ``_model_scope``), and a bound is another abstract graph.
+CAPACITY_WALKS: dict[str, tuple[Scope, tuple[str, ...]]] = {
+    "capacity": (Scope(leaves=False, group_initial_rebalance_delay_ms=0, advance_ms=(1000,), group_max_size=2,
+                       session_timeout_ms=(30000, 30000, 30000)),
+                 ("java", "java", "java")),
+    # room for one: every second member is refused (the walk above meets a full group in 7-11 of 15 seeds only)
+    "capacity-1": (Scope(leaves=False, group_initial_rebalance_delay_ms=0, advance_ms=(1000,), group_max_size=1,
+                         session_timeout_ms=(30000, 30000, 30000)),
+                   ("java", "java", "adversarial")),
+}
 PARTITION_MOVES = frozenset({"UnloadGroup", "LoadGroup"})
 #: group.max.size below the number of clients, where a refused pending member can be the last one a rebalance waits
 #: for (SPEC-4x.md R10): walked where a refusal skips the join check (finding max-size-refusal-leaves-the-join-waiting)
@@ -84,16 +108,28 @@ MAX_SIZE_WALKS: dict[str, tuple[Scope, int | tuple[str, ...]]] = {
     "max-size": (Scope(append_mode="deferred", group_max_size=2, leaves=False, group_initial_rebalance_delay_ms=0,
                        advance_ms=(1000, 4000)), 3),
 }
+#: what a static walk holds back until the group's first Stable. A uniform walk offers a crash, a dropped message, a
+#: failed append, a leave or one of the adversary's ~15 forged requests (a restart of "i0": a rebalance from
+#: CompletingRebalance since 2.5.0, KAFKA-9801) at almost every step, so it never kept a first rebalance together
+#: (0 of the 30 static walks per profile at the default budget reached Stable), and every Stable-only static rule
+#: — the KAFKA-10284 persist path and its callback, the KIP-814 answer — was out of reach
+STATIC_HELD = frozenset({"Crash", "Restart", "DropRequest", "DropResponse", "LeaveGroup"})
+_API_KINDS = frozenset({"JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"})
 #: the map sweep's steps at a profile share of 150 s (explore/sweep.py; puppet clients, every step checked)
 SWEEP_STEPS = 80000
 #: where time decides edges (explore/deadlines.py ``applies``: 0.10's fixed-session deadline arithmetic) the sweep plans
 #: in the timed graph (explore/plan.py), and its steps are worth more there — measured on 0.10.0, seed 0, gate phases
 #: (bench/results/coverage-0.10.0-2026-11-27.md): 1× 87.0 % (REPLAN 32), 2× 91.1 %, 4× 92.5 % (before third ops). It
-#: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max
+#: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max.
+#: 2.4.1 gets the same (harness.puppets.same_millisecond_matters: a new member keeps its 5-minute op through the join
+#: completion of its own millisecond only, so its map's edges need concrete timings as 0.10.0's do; measured, sweep
+#: alone: 40,000 steps 59 %, 160,000 steps 89 % — bench/results/coverage-2.4.1-2026-11-27.md)
 TIMED_SWEEP = 2
 TIMED_SWEEP_MAX = 120000
 #: what the sweep's puppets stand for: any well-formed request at any time, as an adversarial client sends
 PUPPET_KINDS = ("adversarial",)
+#: the static scope's sweep (explore/static_coverage.py) at a profile share of 150 s
+STATIC_SWEEP_STEPS = 30000
 
 
 def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]:
@@ -105,21 +141,32 @@ def walk_configs(profile: str) -> list[tuple[str, Scope, int | tuple[str, ...]]]
         out += [(name, scope, clients) for name, (scope, clients) in STATIC_WALKS.items()]
     if fact("max-size-refusal-skips-join-check", profile):
         out += [(name, scope, clients) for name, (scope, clients) in MAX_SIZE_WALKS.items()]
+    if fact("group-max-size", profile):
+        out += [(name, scope, clients) for name, (scope, clients) in CAPACITY_WALKS.items()]
     return out
 
 
-def walk(run: CheckedRun, rng: random.Random, steps: int, hold_partition: bool = False) -> None:
-    """Up to ``steps`` uniformly chosen enabled actions; ``hold_partition``: no partition move before the group's
-    first Stable (RELOAD_WALKS)."""
-    held = hold_partition
+def walk(run: CheckedRun, rng: random.Random, steps: int, hold_partition: bool = False,
+         hold_static: bool = False) -> None:
+    """Up to ``steps`` uniformly chosen enabled actions; before the group's first Stable, ``hold_partition``: no
+    partition move (RELOAD_WALKS), ``hold_static``: nothing of ``STATIC_HELD`` (STATIC_WALKS)."""
+    held = hold_partition or hold_static
     for _ in range(steps):
         choices = run.world.enabled()
         if not choices or run.over:
             break
         if held:
-            choices = tuple(a for a in choices if a.kind not in PARTITION_MOVES) or choices
+            choices = tuple(a for a in choices if not (hold_partition and a.kind in PARTITION_MOVES)
+                            and not (hold_static and _disrupts(run.world, a))) or choices
         run.step(choices[rng.randrange(len(choices))])
         held = held and not _is_stable(run.world)
+
+
+def _disrupts(world: World, action: Action) -> bool:
+    """What a static walk holds back (``STATIC_HELD``, a failed append, a request of an adversarial client)."""
+    if action.kind in STATIC_HELD or (action.kind == "CompleteAppend" and action.arg != "NONE"):
+        return True
+    return action.kind in _API_KINDS and world.kinds[action.client].endswith("adversarial")
 
 
 def _is_stable(world: World) -> bool:
@@ -136,13 +183,14 @@ class Plan:
     machine_examples: int
     explore_depth: int = CI_DEPTH
     sweep_steps: int = 0
+    static_steps: int = 0
 
     @staticmethod
     def for_budget(budget_s: float) -> "Plan":
         scale = max(budget_s, 10.0) / 150.0
         return Plan(walk_seeds=max(2, round(30 * scale)), walk_steps=400, machine_examples=max(10, round(100 * scale)),
                     explore_depth=CI_DEPTH if budget_s >= 60 else CI_DEPTH - 2,
-                    sweep_steps=round(SWEEP_STEPS * scale))
+                    sweep_steps=round(SWEEP_STEPS * scale), static_steps=round(STATIC_SWEEP_STEPS * scale))
 
 
 @dataclass
@@ -163,6 +211,7 @@ class GateResult:
     found: Found | None = None
     properties: tuple[str, ...] = ()
     coverage: CoverageReport | None = None
+    static_coverage: CoverageReport | None = None      # the static scope's map (releases with KIP-345)
 
     @property
     def edges_covered(self) -> int:
@@ -216,20 +265,25 @@ def scenario_phase(profile: str, mutant: str | None) -> tuple[PhaseResult, Found
     return result, best.found
 
 
-def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage | None = None
-               ) -> tuple[PhaseResult, Found | None]:
+def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage | None = None,
+               static_cov: Coverage | None = None) -> tuple[PhaseResult, Found | None]:
+    """``cov`` gathers the walk scopes' coverage, ``static_cov`` the static walk's (its own map)."""
     result, best = PhaseResult("walks"), _Best(mutant)
     for index in range(plan.walk_seeds):
         for scope_name, scope, clients in walk_configs(profile):
             walk_seed = seed * 100003 + index
             run = CheckedRun(World(profile, scope, clients=clients, seed=walk_seed, record=True, mutant=mutant))
             result.runs += 1
-            walk(run, random.Random(walk_seed), plan.walk_steps, hold_partition=scope_name in RELOAD_WALKS)
+            walk(run, random.Random(walk_seed), plan.walk_steps,
+                 hold_partition=scope_name in RELOAD_WALKS or scope_name == "static-partition",
+                 hold_static=scope_name in STATIC_WALKS)
             result.steps += len(run.world.steps)
             if best.offer(run.result(f"walk {scope_name} {clients} seed {walk_seed}", best.preferred)):
                 return result, best.found
-            if cov is not None and scope_name not in STATIC_WALKS:
+            if cov is not None and scope_name not in STATIC_WALKS and scope_name not in CAPACITY_WALKS:
                 cov.add(run)
+            if static_cov is not None and scope_name == "static":
+                static_cov.add(run)
     return result, best.found
 
 
@@ -239,8 +293,8 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
     (explore/sweep.py)."""
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
-    steps = min(plan.sweep_steps * TIMED_SWEEP, max(plan.sweep_steps, TIMED_SWEEP_MAX)) if timed(profile) \
-        else plan.sweep_steps
+    timing = timed(profile) or same_millisecond_matters(profile)
+    steps = min(plan.sweep_steps * TIMED_SWEEP, max(plan.sweep_steps, TIMED_SWEEP_MAX)) if timing else plan.sweep_steps
     found = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, steps, seed, mutant)
     result = PhaseResult("directed", runs=found.tries, steps=found.steps,
                          note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "
@@ -250,6 +304,23 @@ def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov:
     run = found.failed
     scope_name = next(n for n, s in WALK_SCOPES.items() if s == run.world.scope)
     return result, run.result(f"directed sweep {scope_name} puppets seed {seed}", _preferred(mutant))
+
+
+def static_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage
+                 ) -> tuple[PhaseResult, Found | None]:
+    """Toward the static scope's uncovered edges: the map sweep of explore/static_coverage.py's map with puppets that
+    join with group.instance.ids (harness/puppets.py ``INSTANCES``)."""
+    scope = STATIC_WALKS["static"][0]
+    smap = static_map(profile, scope)
+    before = len(cov.edges & smap.reachable_edges)
+    found = swept(profile, [scope], PUPPET_KINDS, smap, cov, plan.static_steps, seed, mutant,
+                  maps=[smap.reachable_edges])
+    result = PhaseResult("static", runs=found.tries, steps=found.steps,
+                         note=f"+{len(cov.edges & smap.reachable_edges) - before:,} static-scope edges, "
+                              f"{found.kept_states:,} states kept")
+    if found.failed is None:
+        return result, None
+    return result, found.failed.result(f"static sweep puppets seed {seed}", _preferred(mutant))
 
 
 def explore_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:
@@ -298,12 +369,15 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
         p.name for p in for_profile(profile, level="concrete") if p.kind != "sometimes"))
 
     cov = Coverage(set(), set())
+    static_cov = Coverage(set(), set()) if fact("static-membership", profile) else None
     phases: list[tuple[str, Callable[[], tuple[PhaseResult, Found | None]]]] = [
         ("scenarios", lambda: scenario_phase(profile, mutant)),
-        ("walks", lambda: walk_phase(profile, mutant, plan, seed, cov)),
+        ("walks", lambda: walk_phase(profile, mutant, plan, seed, cov, static_cov)),
         ("explore", lambda: explore_phase(profile, mutant, plan)),
         ("machines", lambda: machine_phase(profile, mutant, plan)),
         ("directed", lambda: directed_phase(profile, mutant, plan, seed, cov))]
+    if static_cov is not None:
+        phases.append(("static", lambda: static_phase(profile, mutant, plan, seed, static_cov)))
     for name, phase in phases:
         progress(name)
         t0 = time.perf_counter()
@@ -317,6 +391,8 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
                 found, lambda limit=limit: time.perf_counter() > limit)
             return result
     result.coverage = report(profile_map(profile, WALK_SCOPES, WALK_KINDS), cov)
+    if static_cov is not None:
+        result.static_coverage = report(static_map(profile, STATIC_WALKS["static"][0]), static_cov)
     if prove is not None and mutant is None:
         progress("prove")
         result.phases.append(prove(profile))

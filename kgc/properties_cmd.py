@@ -5,10 +5,10 @@ import argparse
 import json
 
 from rich.console import Console
-from rich.table import Table
 
 from impl.profiles import get_profile
 from properties.catalog import CATALOG, KINDS, LEVELS
+from reports.listing import Column, print_listing
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-arg]
@@ -31,9 +31,8 @@ def run(args: argparse.Namespace, console: Console) -> int:
                                         "source": p.source, "profiles": list(p.applies_to), "z3": p.z3}
                                        for p in props]))
         return 0
-    table = Table("name", "kind", "level", "claim", "source", "profiles", header_style="bold",
-                  title=f"property catalog — {len(props)} of {len(CATALOG)} properties", title_justify="left")
-    for p in props:
-        table.add_row(p.name, p.kind, p.level + (" + z3" if p.z3 else ""), p.claim, p.source, ", ".join(p.applies_to))
-    console.print(table)
+    print_listing(console, (Column("name", whole=True), Column("kind"), Column("level"), Column("claim"),
+                            Column("source"), Column("profiles")),
+                  [(p.name, p.kind, p.level + (" + z3" if p.z3 else ""), p.claim, p.source, ", ".join(p.applies_to))
+                   for p in props], title=f"property catalog — {len(props)} of {len(CATALOG)} properties")
     return 0

@@ -11,6 +11,7 @@ from pathlib import Path
 
 from core.trace import Trace, Violation
 from harness.abstraction import abstract
+from harness.messages import Request
 from harness.replay import world_for
 from harness.world import World
 from properties.catalog import CATALOG
@@ -27,23 +28,51 @@ from reports.violation import ViolationReport
 def abstract_path(trace: Trace) -> tuple[str, ...]:
     """The abstract states the trace passes through (stutters folded), each with the step that led there;
     it ends at a state the abstraction has no image for (a ``checker-observes-every-state`` trace)."""
-    if not release(trace.profile).runnable:
-        return (f"      (the model does not judge profile {trace.profile} yet: no abstract path)",)
+    return _replayed(trace)[0]
+
+
+def _replayed(trace: Trace) -> tuple[tuple[str, ...], dict[int, str]]:
+    """One replay of ``trace``: its abstract path, and what each request a client sent carried (by step index).
+    A release the model does not judge yet (4.1) has no abstract path: one line says so."""
     world = world_for(trace, record=True)
-    text = _abstract_text(world)
-    lines, last = [f"      {text}"], text
+    judged = release(trace.profile).runnable
+    text = _abstract_text(world) if judged else \
+        f"{NO_IMAGE} the model does not judge profile {trace.profile} yet)"
+    lines, last, sent = [f"      {text}"], text, {}
     for step in trace.steps:
         if not world.is_enabled(step.action):
             lines.append(f"  (step {step.index} {step.action} is not enabled here: the trace diverges)")
             break
-        world.step(step.action)
+        in_flight = set(world.net.requests)
+        try:
+            world.step(step.action)
+        except Exception:   # noqa: BLE001 — past a state with no abstract image; the report is still written
+            break
+        for key in sorted(set(world.net.requests) - in_flight):
+            sent[step.index] = carried(world.net.requests[key])
+        if last.startswith(NO_IMAGE):
+            continue                      # the path ended; the requests are still read
         text = _abstract_text(world)
         if text != last:
             lines.append(f"  --[{step.index}: {step.action}]-->\n      {text}")
             last = text
-        if text.startswith(NO_IMAGE):
-            break
-    return tuple(lines)
+    return tuple(lines), sent
+
+
+def carried(req: Request) -> str:
+    """What a request carries, in one line: ``LeaveGroup#4 member=c0-1 gen=-1 instance=i0``; a JoinGroup with its
+    timeouts and protocols (what an adversarial client varies)."""
+    parts = [f"{req.api}#{req.corr}", f"member={req.member_id or '-'}"]
+    if req.api == "JoinGroup":
+        parts += [f"session={req.session_timeout_ms}", f"rebalance={req.rebalance_timeout_ms}",
+                  f"protocols={req.protocol_type}:{','.join(name for name, _ in req.protocols) or '-'}"]
+    else:
+        parts.append(f"gen={req.generation_id}")
+    if req.group_instance_id is not None:
+        parts.append(f"instance={req.group_instance_id}")
+    if req.assignments:
+        parts.append("assign=" + ",".join(m for m, _ in req.assignments))
+    return " ".join(parts)
 
 
 NO_IMAGE = "(no abstract state:"
@@ -64,8 +93,9 @@ def violation_report(trace: Trace, violation: Violation, shrunk_by: str = "BFS (
     source = prop.source if prop else rule.source if rule else "kgc"
     kind = prop.kind if prop else "always_step" if rule else "always"
     trace = replace(trace, violation=violation)
-    return ViolationReport(violation.property, claim, source, kind, violation, trace, abstract_path(trace),
-                           trace_file, shrunk_by)
+    path, sent = _replayed(trace)
+    return ViolationReport(violation.property, claim, source, kind, violation, trace, path, trace_file, shrunk_by,
+                           sent=sent)
 
 
 def write_reports(report: ViolationReport, out: Path) -> dict[str, Path]:

@@ -20,6 +20,8 @@ from rich.console import Console
 from core.trace import Violation
 from impl.mutants import get_mutant
 from impl.profiles import get_profile
+from kgc.hints import replay_hint
+from kgc.outputs import writable_dir, writable_file
 from kgc.reporting import violation_report, write_reports
 from kgc.runs import CheckedRun, Found, shrink
 from wire.server import KafkaServer
@@ -73,7 +75,11 @@ def _check_args(args: argparse.Namespace) -> dict[str, int]:
         raise ServeUsageError(f"--port must be between 0 and 65535, got {args.port}.")
     if args.duration is not None and args.duration <= 0:
         raise ServeUsageError(f"--duration must be positive, got {args.duration:g}.")
-    return parse_topics(args.topics)
+    topics = parse_topics(args.topics)
+    if args.trace is not None:          # checked now: a session is lost if its trace cannot be written at the end
+        writable_file(args.trace, "--trace")
+    writable_dir(args.out, "--out")
+    return topics
 
 
 def run(args: argparse.Namespace, console: Console) -> int:
@@ -129,7 +135,7 @@ def _finish(session: LiveSession, args: argparse.Namespace, console: Console, po
             path = args.trace if group == groups[0] else args.trace.with_name(f"{args.trace.stem}.{group}.json")
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(trace.dumps(), encoding="utf-8")
-            console.print(f"trace of group {group!r}: {path} ({len(trace.steps)} steps; kgc replay {path})",
+            console.print(f"trace of group {group!r}: {path} ({len(trace.steps)} steps; {replay_hint(path)})",
                           highlight=False)
         runner = session.runners.get(group)
         found = runner.result("serve") if isinstance(runner, CheckedRun) else None

@@ -150,6 +150,16 @@ def join_layout(shape: str, *, typed: bool, skip_supported: bool = False, leader
     raise ValueError(f"not a JoinGroup answer shape: {shape!r}")
 
 
+def answerable_on_a_dead_group(layout: JoinLayout) -> bool:
+    """Whether the store callback of a static restart can give an answer of ``layout`` from a group object that an
+    unload left Dead (model/static.py ``complete_orphan_append``, whose answers have generation APPEND_GEN). One that
+    lists the members cannot: the list comes from currentMemberMetadata, which throws IllegalStateException on a Dead
+    group (GroupMetadata.scala 3.9.0-rc3 and 3.9.1 lines 591-593) — so a v9 leader's restart (KIP-814: the leader is
+    sent the list, GroupCoordinator.scala 3.9.0-rc3 lines 1409-1412) is answered nothing, its JoinGroup stays parked
+    on the Dead object and the callback changes nothing else (finding unloaded-skip-assignment-leader-store-throws)."""
+    return not layout.members
+
+
 #: the assignment of a SyncGroup answer: the member's stored assignment, or none (b"")
 MEMBER_ASSIGNMENT, NO_ASSIGNMENT = "member", "none"
 
@@ -165,16 +175,21 @@ def sync_assignment(error: str) -> str:
 TOP_LEVEL, PER_MEMBER, SINGLE = "top", "member", "single"
 #: the request cells whose error is the pre-check's (SPEC.md §3.0): top level, before any identity is looked at
 PRECHECK_CELLS = frozenset({"not-coordinator", "loading"})
+#: the request cells in which the coordinator throws and the request handler answers the whole request with the
+#: API's error response (KafkaApis.handleError): for a LeaveGroup v3+ a top-level error and no member entries —
+#: 2.x's pending member id sent with a group.instance.id (§3.4 [2.4], GroupCoordinator.scala@2.4.1 L471-474)
+THROWN_CELLS = frozenset({"static-pending"})
 
 
 def leave_layout(batch: bool, cell: str) -> str:
     """Where a LeaveGroup answer of the model puts its error. Before 2.4 (no batch leave) the one error is the
     answer's. From 2.4 (KAFKA-8221, SPEC.md §3.4) a pre-check failure is the top-level error with no member entries;
     otherwise the top-level error is NONE — even when the group is absent — and each identity of the request gets
-    its own entry, with the model's answer to that identity's LeaveGroup as its error."""
+    its own entry, with the model's answer to that identity's LeaveGroup as its error; where the coordinator throws
+    (THROWN_CELLS) the error is the whole answer's, top level, with no entries."""
     if not batch:
         return SINGLE
-    return TOP_LEVEL if cell in PRECHECK_CELLS else PER_MEMBER
+    return TOP_LEVEL if cell in PRECHECK_CELLS or cell in THROWN_CELLS else PER_MEMBER
 
 
 #: what an append stores

@@ -106,7 +106,10 @@ def complete_static_append(p: ModelProfile, w: W, ok: bool, pending_static: int)
 def complete_orphan_append(w: W, ok: bool) -> Ws:
     """The callback of a static append whose group object left the cache acts on that object: it answers the
     JoinGroup it still holds parked (success: NONE; failure: the store error with member id ""), with that
-    object's generation — or nothing, when that member's join was answered already or its id is gone."""
+    object's generation — or nothing, when that member's join was answered already or its id is gone, and on
+    success for a leader whose v9 restart asked to skip the assignment (KIP-814): the answer to it would list the
+    members, which a Dead group cannot give (model/outputs.py ``answerable_on_a_dead_group``: the success answer's
+    ``static`` shape has no layout for it, so only "nothing" fits) and the join stays parked."""
     answered = w.copy()
     if ok:
         answered.answer(-1, "JoinGroup", "NONE", APPEND_GEN, STATIC)

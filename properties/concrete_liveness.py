@@ -15,7 +15,7 @@ from core.trace import Step
 from core.types import GroupState
 from model.releases import any_of, fact, unless, when
 from properties.catalog import Monitor, Witness, eventually_within
-from properties.concrete_state import JOIN_OPS, live_group
+from properties.concrete_state import JOIN_OPS, live_group, unwatched_static_excused
 from properties.observation import GroupObs, Observation
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
@@ -132,7 +132,8 @@ class SilentMemberRemoved(Monitor):
         if clock_moves(step) and g is not None:
             for m in g.members:
                 deadline = self.book.deadlines.get(m.member_id)
-                if not m.awaiting and deadline is not None and before.time_ms > deadline:
+                if not m.awaiting and deadline is not None and before.time_ms > deadline \
+                        and not unwatched_static_excused(before, m):
                     found = {"member": m.member_id, "awaiting_join": False, "awaiting_sync": False,
                              "last_deadline": deadline, "session_timeout_ms": m.session_timeout_ms,
                              "now": before.time_ms, "clock_to": after.time_ms, "state": g.state.value}

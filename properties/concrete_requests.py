@@ -2,13 +2,15 @@
 delivered request gets in each state (SPEC.md §3), the store callback's guard and unload."""
 from __future__ import annotations
 
-from core.events import HeartbeatScheduled, MemberLeaves, of_kind
+from core.events import HeartbeatScheduled, MemberLeaves, StaticMemberReplaced, of_kind
 from core.responses import Response
 from core.trace import Step
 from core.types import NO_GENERATION, GroupState
+from harness.excuses import excused
 from model.profiles import heartbeat_answers, heartbeat_resets
 from model.releases import RUNNABLE, fact
 from properties.catalog import Witness, always_step
+from properties.concrete_state import orphan_static_completion, orphan_static_join, stranded_leader_join
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
 from properties.static_reads import replacement_answers
 
@@ -61,12 +63,29 @@ def at_most_once(before: Observation, step: Step, after: Observation) -> Witness
     if key is not None:
         allowed.add(key)
     twice = sorted({k for k in keys if keys.count(k) > 1})
-    stray = sorted(k for k in set(keys) if k not in allowed)
+    stray = sorted(k for k in set(keys) if k not in allowed and not reverted_join(before, step, k))
     still = sorted(k for k in set(keys) if k in after.parked_keys)
     if twice or stray or still:
         return {"answered_twice_in_step": twice, "answered_but_not_delivered_or_parked": stray,
                 "answered_and_still_parked": still}
     return None
+
+
+def reverted_join(before: Observation, step: Step, key: tuple[int, int] | None = None, holder: str = "") -> bool:
+    """The documented finding failed-static-store-answers-the-captured-join (properties/findings.py): a failed store
+    of a static id replacement reverts it — clearing the member's parked JoinGroup unanswered — and answers the
+    JoinGroup it captured, whether or not that one is still parked (SPEC.md §3.1 J5a step 4, 2.6.1+). Exactly that: a
+    failed append of a static replacement whose step reverts it, answering a JoinGroup (``key``) with an error, or
+    dropping the JoinGroup parked on the member it reverts (``holder``)."""
+    if not excused("failed-static-store-answers-the-captured-join") or step.action.kind != "CompleteAppend" \
+            or step.action.arg == "NONE" or not of_kind(step.events, StaticMemberReplaced):
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    if key is not None:
+        got = answer(step, key)
+        return got is not None and got.api == "JoinGroup" and got.error != "NONE"
+    return holder == before.appends[0].member_id
 
 
 @always_step("parked-request-is-answered-not-dropped",
@@ -79,10 +98,19 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
     answered = {r.key for r in step.responses}
     req, key = delivered(before, step), delivered_key(step.action)
     newer = {p.member_id: p.api for p in after.parked if p.key == key and req is not None and p.api == req.api}
+    got = answer(step, key) if key is not None else None
+    if req is not None and got is not None and got.error == "NONE":
+        # overwritten by a newer request that this step then answered: the member's own JoinGroup parked over the
+        # old one (§3.1 J5b.6) and completed the join (an error answer comes before any overwrite)
+        newer.setdefault(req.member_id, req.api)
     leavers = {e.member_id for _, e in of_kind(step.events, MemberLeaves)}
     for p in before.parked:
         if p.key in after.parked_keys or p.key in answered or newer.get(p.member_id) == p.api:
             continue
+        if p.api == "JoinGroup" and reverted_join(before, step, holder=p.member_id):
+            continue
+        if stranded_leader_join(before, p) and all(g.incarnation != p.incarnation for g in after.groups):
+            continue   # finding unloaded-skip-assignment-leader-store-throws: its Dead object went out of reach
         if p.member_id in leavers and (p.api == "SyncGroup" or not fact("removal-answers-parked-join", after.profile)):
             continue   # SPEC.md §3.4: left unanswered until the client times out
         return {"request": p.key, "api": p.api, "holder": p.member_id, "answered": False, "still_parked": False,
@@ -165,6 +193,8 @@ def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness
              claim="A successful JoinGroup response names the member, the group's current generation and its leader.",
              source="SPEC.md §3.1 (JoinGroup success response: memberId, new generation, protocol, leaderId)")
 def join_response_fields(before: Observation, step: Step, after: Observation) -> Witness | None:
+    if orphan_static_completion(before, step):
+        return None   # the documented finding: the callback answers from the unloaded object
     g = after.group
     replacing = replacement_answers(before, step)   # they name the leader before the replacement (§3.1 J5a 4)
     for r in step.responses:
@@ -229,6 +259,8 @@ def unload_answers(before: Observation, step: Step, after: Observation) -> Witne
         return None
     got = {r.key: r.error for r in step.responses}
     for p in before.parked:
+        if orphan_static_join(before, p):
+            continue
         if p.incarnation == before.group.incarnation and got.get(p.key) != "NOT_COORDINATOR":
             return {"request": p.key, "api": p.api, "holder": p.member_id, "answer": got.get(p.key)}
     return None

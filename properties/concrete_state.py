@@ -80,6 +80,7 @@ def pending_not_members(obs: Observation) -> Witness | None:
                "2.6.1+: updateMember parks the callback, storeGroup answers it)")
 def join_only_in_pr(obs: Observation) -> Witness | None:
     storing = {(a.incarnation, a.member_id) for a in obs.appends if a.kind == "static"}
+    storing |= {(p.incarnation, p.member_id) for p in obs.parked if stranded_leader_join(obs, p)}
     for g in obs.groups:
         for m in g.members:
             if m.awaiting_join is not None and g.state is not PR and (g.incarnation, m.member_id) not in storing:
@@ -127,6 +128,84 @@ def stable_has_members(obs: Observation) -> Witness | None:
     return None
 
 
+def unwatched_static_excused(obs: Observation, member: object) -> bool:
+    """The documented finding static-store-answer-leaves-no-expiration (properties/findings.py): from 2.6.1 a static
+    restart in Stable parks its JoinGroup until the store callback answers it, and that answer does not reschedule
+    the heartbeat (SPEC.md §3.1 J5a step 4) — so a static member whose op completed or expired while it awaited the
+    store (awaiting ⇒ kept, §4.6) is idle with none. The state shows no more than that: a static member (its answers
+    and the timers each step arms are still judged exactly by the labelled refinement, model/static.py)."""
+    return (excused("static-store-answer-leaves-no-expiration")
+            and fact("static-rejoin-persisted-in-stable", obs.profile)
+            and getattr(member, "group_instance_id", None) is not None)
+
+
+def orphan_static_join(obs: Observation, parked: object) -> bool:
+    """The documented finding unload-leaves-a-static-restarts-join-parked (properties/findings.py): from 2.6.1 a static
+    restart in Stable parks its JoinGroup until the store callback of its id replacement answers it; onGroupUnloaded
+    answers only the parked SyncGroups of a Stable group (SPEC.md §3.7), so that JoinGroup stays parked on the
+    unloaded object until the callback — which acts on that object — answers it. Exactly that: a parked JoinGroup whose
+    holder has a static append of its group object pending."""
+    if getattr(parked, "api", "") != "JoinGroup":
+        return False
+    if stranded_leader_join(obs, parked):
+        return True
+    if not excused("unload-leaves-a-static-restarts-join-parked"):
+        return False
+    return any(a.kind == "static" and a.incarnation == getattr(parked, "incarnation", None)
+               and a.member_id == getattr(parked, "member_id", None) for a in obs.appends)
+
+
+#: the documented finding (properties/findings.py) of a v9 static leader's restart whose store completes on an
+#: unloaded group object: the callback throws before it answers, the JoinGroup stays parked there for good
+SKIP_LEADER_THROWS = "unloaded-skip-assignment-leader-store-throws"
+
+
+def _dead_orphan_leader(obs: Observation, incarnation: int, member_id: str) -> bool:
+    """``member_id`` is the static leader of group object ``incarnation``, which is Dead and no longer cached."""
+    g = next((x for x in obs.groups if x.incarnation == incarnation), None)
+    if g is None or g.cached or g.state is not D or g.leader_id != member_id:
+        return False
+    m = g.member(member_id)
+    return m is not None and m.group_instance_id is not None
+
+
+def stranded_leader_join(obs: Observation, parked: object) -> bool:
+    """The finding unloaded-skip-assignment-leader-store-throws: a JoinGroup that asked to skip the assignment (v9+, on
+    a release with KIP-814) parked by the static leader of an unloaded (Dead, uncached) group object. Only a static
+    restart in Stable (2.6.1+) leaves a JoinGroup parked across an unload (§3.7); its successful store then lists the
+    members for the leader on that Dead object and throws (GroupMetadata.scala 3.9.0-rc3 lines 591-593), and a failed
+    one clears the parked join in its revert — so it stays parked after the store only in this way."""
+    if not excused(SKIP_LEADER_THROWS) or getattr(parked, "api", "") != "JoinGroup":
+        return False
+    if not getattr(parked, "asked_to_skip", False) or not fact("static-rejoin-skips-assignment", obs.profile):
+        return False
+    return _dead_orphan_leader(obs, getattr(parked, "incarnation", -1), getattr(parked, "member_id", ""))
+
+
+def stranded_leader_store(before: Observation, step: Step) -> bool:
+    """The same finding when the store callback runs: a successful append whose oldest pending append is a static id
+    replacement of an unloaded group object whose leader is the new id, and whose JoinGroup asked to skip."""
+    if not excused(SKIP_LEADER_THROWS) or step.action.kind != "CompleteAppend" or step.action.arg != "NONE":
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    a = before.appends[0]
+    return any(p.incarnation == a.incarnation and p.member_id == a.member_id and stranded_leader_join(before, p)
+               for p in before.parked)
+
+
+def orphan_static_completion(before: Observation, step: Step) -> bool:
+    """The same finding (unload-leaves-a-static-restarts-join-parked), when that store callback runs: a completed append
+    whose oldest pending append is a static id replacement of a group object that is no longer the cached one. It acts
+    on that object — answers its join with that object's generation and leader, reverts and reschedules there, where
+    the heartbeat op completes at birth (the object is Dead, SPEC.md §4.6, correction 4)."""
+    if not excused("unload-leaves-a-static-restarts-join-parked") or step.action.kind != "CompleteAppend":
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    return before.group is None or before.appends[0].incarnation != before.group.incarnation
+
+
 @always("idle-member-has-a-live-heartbeat-expiration",
         claim="Every member of a live group that has no parked JoinGroup or SyncGroup has a live DelayedHeartbeat "
               "that fires within its session timeout of its last liveness event.",
@@ -138,7 +217,7 @@ def idle_member_watched(obs: Observation) -> Witness | None:
     if g is None:
         return None
     for m in g.members:
-        if m.awaiting:
+        if m.awaiting or unwatched_static_excused(obs, m):
             continue
         ops = [op for op in obs.ops_of(g.incarnation, ("DelayedHeartbeat",)) if op.member_id == m.member_id]
         if not fact("heartbeat-satisfied-flag", obs.profile):
@@ -227,6 +306,8 @@ def completes_at_most_once(obs: Observation) -> Witness | None:
 def parked_on_member(obs: Observation) -> Witness | None:
     g = obs.group
     for p in obs.parked:
+        if orphan_static_join(obs, p):
+            continue
         if not p.in_table or g is None or p.incarnation != g.incarnation or g.state is D:
             return {"request": p.key, "api": p.api, "holder": p.member_id, "holder_in_member_table": p.in_table,
                     "holder_group": p.incarnation, "cached_group": None if g is None else g.incarnation,
@@ -258,6 +339,22 @@ def new_member_awaits(obs: Observation) -> Witness | None:
     return None
 
 
+#: the documented finding (properties/findings.py) of a static restart whose old member id still owes a SyncGroup
+OLD_ID_OWES_SYNC = "static-restart-leaves-its-old-id-owing-a-sync"
+
+
+def replaced_static_ids(g: GroupObs) -> frozenset[str]:
+    """The finding static-restart-leaves-its-old-id-owing-a-sync: replaceStaticMember re-keys the member but leaves
+    pendingSyncMembers alone (SPEC.md Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340), so an old id that
+    owed a SyncGroup stays in the set though it is no member. Exactly those ids: pending-sync ids that are no member
+    and that name a static instance of the group whose member id is now another — a static member's id is its
+    group.instance.id, "-" and a UUID (GroupMetadata.generateMemberId, 3.9.0-rc3 lines 416-422)."""
+    if not excused(OLD_ID_OWES_SYNC):
+        return frozenset()
+    return frozenset(mid for mid in g.pending_sync_members - g.member_ids
+                     if any(mid.startswith(f"{inst}-") and now != mid for inst, now in g.static_members))
+
+
 @always("members-owing-a-sync-are-watched-by-a-delayed-sync",
         claim="pendingSyncMembers are members, exist only in CompletingRebalance or Stable, and are then watched "
               "by a live DelayedSync of the current generation.",
@@ -267,7 +364,8 @@ def pending_sync_watched(obs: Observation) -> Witness | None:
     if g is None or not g.pending_sync_members:
         return None
     syncs = [op for op in obs.ops_of(g.incarnation, ("DelayedSync",)) if op.generation_id == g.generation_id]
-    if not g.pending_sync_members <= g.member_ids or g.state not in (CR, S) or not syncs:
+    owed = g.pending_sync_members - replaced_static_ids(g)
+    if not owed <= g.member_ids or g.state not in (CR, S) or not syncs:
         every = obs.ops_of(g.incarnation, ("DelayedSync",))
         return {"pending_sync_members": sorted(g.pending_sync_members), "members": sorted(g.member_ids),
                 "state": g.state.value, "generation": g.generation_id,
@@ -289,6 +387,19 @@ def dead_not_cached(obs: Observation) -> Witness | None:
 #: checkers excuse it: SPEC.md §3.1 J5b step 3, a JoinGroup carrying a group.instance.id from a pending member id —
 #: and, before validateCurrentMember (3.0.0), a LeaveGroup doing the same (GroupCoordinator.scala 2.4.1 471-474)
 STATIC_PENDING_JOIN = "instance-id-with-a-pending-member-id-throws"
+#: ... and the failed store of a static id replacement whose new id is no longer a member (SPEC.md §3.1 J5a step 4)
+STATIC_GONE_REVERT = "failed-static-store-of-a-departed-member-throws"
+
+
+def _reverts_a_departed_member(before: Observation, step: Step) -> bool:
+    """A failed append whose oldest pending append is a static id replacement whose new member id has left the
+    group (replaced again, removed): the store callback's revert replaces a member that does not exist."""
+    if not excused(STATIC_GONE_REVERT) or step.action.kind != "CompleteAppend" or step.action.arg == "NONE":
+        return False
+    if not before.appends or before.appends[0].kind != "static":
+        return False
+    owner = next((g for g in before.groups if g.incarnation == before.appends[0].incarnation), None)
+    return owner is None or owner.member(before.appends[0].member_id) is None
 
 
 @always_step("no-illegal-state-error",
@@ -308,5 +419,7 @@ def no_illegal_state(before: Observation, step: Step, after: Observation) -> Wit
         req.api == "LeaveGroup" and not fact("validate-current-member", before.profile)))
     if (excused(STATIC_PENDING_JOIN) and req is not None and throws_on and req.member_id
             and req.group_instance_id is not None and g is not None and req.member_id in g.pending_members):
+        return None
+    if _reverts_a_departed_member(before, step) or stranded_leader_store(before, step):
         return None
     return {"errors": after.errors, "last_error": thrown[-1]}

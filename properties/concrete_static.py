@@ -9,6 +9,7 @@ from core.trace import Step
 from harness.excuses import excused
 from model.releases import fact, when
 from properties.catalog import Witness, always, always_step, sometimes
+from properties.concrete_requests import reverted_join
 from properties.observation import Observation, delivered_request
 
 STATIC = when("static-membership")
@@ -69,6 +70,8 @@ def fenced_never_succeeds(before: Observation, step: Step, after: Observation) -
         old = None if g is None else g.member(e.old_member_id)
         for key in () if old is None else (old.awaiting_join, old.awaiting_sync):
             got = None if key is None else answers.get(key)
+            if key == old.awaiting_join and reverted_join(before, step, holder=e.old_member_id):
+                continue   # the documented finding failed-static-store-answers-the-captured-join: cleared, not fenced
             if key is not None and (got is None or got.error == "NONE"):
                 return {"replaced": e.render(), "parked_request": key,
                         "answer": None if got is None else got.error}

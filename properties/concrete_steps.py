@@ -10,6 +10,7 @@ from core.types import GroupState
 from model.profiles import valid_previous_states
 from model.releases import RUNNABLE, any_of, fact, unless, when
 from properties.catalog import Witness, always_step
+from properties.concrete_state import orphan_static_completion
 from properties.observation import GroupObs, Observation, delivered_request
 from properties.static_reads import kept_static_members, static_restart
 
@@ -134,6 +135,8 @@ def _parks(before: Observation, step: Step, member_id: str) -> bool:
              # 2.4.1 completes a new member's session op at birth (finding no-liveness-op-after-the-join-response)
              applies_to=any_of(unless("new-member-checked-first"), when("heartbeat-satisfied-flag")))
 def not_completed_at_birth(before: Observation, step: Step, after: Observation) -> Witness | None:
+    if orphan_static_completion(before, step):
+        return None   # the documented finding: the revert reschedules on the unloaded (Dead) object
     for _, e in of_kind(step.events, HeartbeatCompletedAtBirth):
         member_id = e.member_id
         holders = [g.member(member_id) for g in (before.group, after.group) if g is not None]

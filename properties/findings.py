@@ -107,8 +107,8 @@ FINDINGS: tuple[Finding, ...] = (
         "answers UNKNOWN_SERVER_ERROR and nothing changes; the model predicts exactly that answer. 2.4.1 and 2.7.0 "
         "throw the same way on a LeaveGroup of such an identity that passed the fencing check (§3.4 [2.4], "
         "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's "
-        "staticMemberLeaveWithIllegalStateAsPendingMember). Only a "
-        "client that forges identities reaches it (the gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
+        "staticMemberLeaveWithIllegalStateAsPendingMember). Only a client that forges identities reaches it (the "
+        "gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
         "instance_id_with_a_pending_member_id_throws"),
     Finding(
         "sync-in-stable-keeps-the-session-timer",
@@ -145,6 +145,90 @@ FINDINGS: tuple[Finding, ...] = (
         "that maps to another member is answered NONE instead of FENCED_INSTANCE_ID (2.4–2.7 check fencing first). "
         "Nothing of the static member is touched: only the pending id goes. Found by the gate's mixed static walk.",
         "leave_of_a_pending_member_id_ignores_its_instance_id"),
+    Finding(
+        "failed-static-store-answers-the-captured-join", profiles_where(when("static-rejoin-persisted-in-stable")),
+        ("each-request-is-answered-at-most-once", "parked-request-is-answered-not-dropped",
+         "fenced-instance-id-never-succeeds"),
+        "A static restart in Stable (KAFKA-10284, 2.6.1+) parks its JoinGroup on the member and stores the group; "
+        "the store callback holds that JoinGroup's response callback itself (SPEC.md §3.1 J5a step 4; "
+        "GroupCoordinator.updateStaticMemberAndRebalance, 2.7.0 lines 1056–1072, 3.9.0-rc3 lines 1378–1395). A "
+        "failed store reverts the replacement — updateMember(..., null) clears the member's parked JoinGroup "
+        "unanswered — and calls that captured callback. So when the member's JoinGroup was answered meanwhile (a join "
+        "completion after the DelayedSync of members that owed a SyncGroup, a leave, an expiry) the same request is "
+        "answered twice, the second time with the store error and member id \"\"; and when a later JoinGroup of the "
+        "member parked over it, that later one is dropped — not fenced by the revert's replaceStaticMember, which "
+        "comes after updateMember cleared it. The model predicts the captured answer; the excuses "
+        "(properties/concrete_requests.py reverted_join) are exactly a failed append that reverts a replacement, "
+        "answering a JoinGroup with an error or dropping the reverted member's parked JoinGroup. Found by the static "
+        "walk and the static scope's sweep once they reached Stable.",
+        "failed_static_store_answers_the_captured_join"),
+    Finding(
+        "static-store-answer-leaves-no-expiration", profiles_where(when("static-rejoin-persisted-in-stable")),
+        ("idle-member-has-a-live-heartbeat-expiration", "silent-member-is-removed-within-its-session-timeout"),
+        "A static restart in Stable (KAFKA-10284, 2.6.1+) reschedules the member's heartbeat, parks its JoinGroup "
+        "and stores the group; the store callback answers the JoinGroup without rescheduling (GroupCoordinator."
+        "updateStaticMemberAndRebalance, 2.7.0 lines 1073–1087, 3.9.0-rc3 lines 1396–1440). Meanwhile the member "
+        "awaits a join, so its op's expiry keeps it and a heartbeat's new op completes at birth "
+        "(hasSatisfiedHeartbeat, SPEC.md §4.6): once answered it is idle with no live expiration until its next "
+        "heartbeat — a static member that then goes silent stays a member. The model has it "
+        "(properties/abstract_static.py: model-idle-member-has-liveness-watch on 2.6.1+); found "
+        "concretely by the static scope's sweep once it "
+        "reached Stable.",
+        "static_store_answer_leaves_no_expiration"),
+    Finding(
+        "failed-static-store-of-a-departed-member-throws", profiles_where(when("static-rejoin-persisted-in-stable")),
+        ("no-illegal-state-error",),
+        "The store callback of a static restart in Stable (KAFKA-10284, 2.6.1+) reverts a failed store by replacing "
+        "the new member id with the old one; when the new id has left the group meanwhile — its LeaveGroup, an "
+        "expiry, a join completion that removed it, another restart — replaceGroupInstance / replaceStaticMember "
+        "throws IllegalArgumentException (\"Cannot replace non-existing member id\", GroupMetadata.scala 2.7.0 lines "
+        "311–312, 3.9.0-rc3 lines 324–325) inside the callback, and nothing is answered. The model predicts it "
+        "(model/static.py complete_static_append: a failure for an id that is gone since cannot revert). Found by the "
+        "static scope's sweep once it reached Stable.",
+        "failed_static_store_of_a_departed_member_throws"),
+    Finding(
+        "unload-leaves-a-static-restarts-join-parked", profiles_where(when("static-rejoin-persisted-in-stable")),
+        ("unload-answers-every-parked-request-not-coordinator", "parked-request-belongs-to-a-current-member",
+         "join-response-carries-the-group-generation-and-leader", "fresh-heartbeat-not-completed-by-its-own-watch"),
+        "A static restart in Stable (KAFKA-10284, 2.6.1+) parks its JoinGroup until the store callback of its id "
+        "replacement answers it. onGroupUnloaded answers the parked requests of a Stable group's members with "
+        "maybeInvokeSyncCallback only (SPEC.md §3.7; GroupCoordinator.onGroupUnloaded, 3.9.0-rc3 lines 1202–1206, "
+        "2.7.0 from line 869), so that JoinGroup stays parked on the unloaded group object — no longer the cached "
+        "group — until the store callback, which acts on "
+        "that object, answers it — with that object's generation and leader, or, failing, reverts there and "
+        "reschedules on the Dead object, whose new heartbeat op completes at birth (§4.6, correction 4). The model "
+        "has it (model/static.py: an orphan static append answers the join its object still holds). Found by the "
+        "static walk with partition moves.",
+        "unload_leaves_a_static_restarts_join_parked"),
+    Finding(
+        "unloaded-skip-assignment-leader-store-throws",
+        profiles_where(all_of(when("static-rejoin-persisted-in-stable"), when("static-rejoin-skips-assignment"))),
+        ("no-illegal-state-error", "parked-join-only-in-preparing-rebalance",
+         "parked-request-belongs-to-a-current-member", "parked-request-is-answered-not-dropped"),
+        "The case of unload-leaves-a-static-restarts-join-parked where the restart is the leader's with a JoinGroup "
+        "v9+ (KIP-814, 3.2+): the store callback succeeds on the unloaded group object, now Dead, and its "
+        "supportSkippingAssignment branch lists the members for the leader with currentMemberMetadata before it "
+        "answers — which throws IllegalStateException on a Dead group (GroupCoordinator.scala 3.9.0-rc3 lines "
+        "1396–1423, 3.9.1 lines 1398–1425 under the lock KAFKA-18263 added, no state check either; GroupMetadata.scala "
+        "3.9.0-rc3 and 3.9.1 lines 591–593). The exception leaves the callback: the JoinGroup is never answered and "
+        "stays parked on the Dead object — until that object goes out of reach (its last op fires), unanswered; "
+        "nothing else changes. The model predicts it (model/outputs.py "
+        "answerable_on_a_dead_group: an orphan static append answers no v9 leader). Found by the gate's static walk "
+        "with partition moves (walk static-partition seed 0).",
+        "unloaded_skip_assignment_leader_store_throws"),
+    Finding(
+        "static-restart-leaves-its-old-id-owing-a-sync",
+        profiles_where(all_of(when("static-membership"), when("delayed-sync"))),
+        ("members-owing-a-sync-are-watched-by-a-delayed-sync",),
+        "A static member that restarts (JoinGroup with member id \"\" and its group.instance.id) while its old member "
+        "id still owes a SyncGroup of the current generation (3.0+, KAFKA-12890's pendingSyncMembers): "
+        "replaceStaticMember re-keys the member and fences the old id's parked requests but leaves pendingSyncMembers "
+        "untouched (SPEC.md Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340, unchanged in 3.9.1), so the "
+        "set holds an id that is no member, and the new id's SyncGroup cannot clear it — the DelayedSync expires and "
+        "rebalances the group (GroupCoordinator.scala 3.9.0-rc3 lines 1656-1687). The model has it (model/static.py "
+        "_leave_ops_behind: a free slot keeps the owed SyncGroup). Found by the gate's static walk with partition "
+        "moves once the v9 leader's finding let it run on.",
+        "static_restart_leaves_its_old_id_owing_a_sync"),
 )
 
 #: the finding whose IllegalStateError the properties below may follow

@@ -115,6 +115,9 @@ class ParkedObs:
     in_table: bool            # the holder is (this very object) in its group's member table
     completions: int
     done: bool
+    #: a JoinGroup whose client asked to skip the assignment (v9+, KIP-814): what the store callback of a static
+    #: restart answers depends on it (SPEC.md §3.1 J5a step 4, Corrections 1)
+    asked_to_skip: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,6 +131,7 @@ class RequestObs:
     session_timeout_ms: int
     rebalance_timeout_ms: int
     group_instance_id: str | None = None
+    asked_to_skip: bool = False   # a JoinGroup v9+ (KIP-814: supportSkippingAssignment)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,7 +229,7 @@ def _live_ops(coord: Any) -> list[Any]:
     return [live[s] for s in sorted(live)]
 
 
-def _parked(groups: list[tuple[Any, bool]], ops: list[Any]) -> tuple[ParkedObs, ...]:
+def _parked(world: World, groups: list[tuple[Any, bool]], ops: list[Any]) -> tuple[ParkedObs, ...]:
     found: dict[RequestKey, ParkedObs] = {}
     holders = [(g, m, True) for g, _ in groups for m in g.members.values()]
     # an op of an id that a static member was re-keyed away from (KIP-345) still points at the member object; Kafka's
@@ -238,7 +242,8 @@ def _parked(groups: list[tuple[Any, bool]], ops: list[Any]) -> tuple[ParkedObs, 
                 key = _key(future)
                 assert key is not None
                 found.setdefault(key, ParkedObs(key, api, g.incarnation, m.member_id, in_table,
-                                                future.completions, future.done))
+                                                future.completions, future.done,
+                                                api == "JoinGroup" and world.asks_to_skip_assignment(key)))
     return tuple(found[k] for k in sorted(found))
 
 
@@ -265,7 +270,7 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
         ops=tuple(_op(op) for op in ops),
         appends=tuple(AppendObs(a.seq, a.group.incarnation, a.generation_id, a.kind,
                                 a.rejoin.new_member_id if a.rejoin is not None else "") for a in coord.appends),
-        parked=_parked(ordered, ops),
+        parked=_parked(world, ordered, ops),
         inflight=_inflight(world),
         errors=len(coord.errors), last_error=coord.errors[-1] if coord.errors else "",
         unloaded=gid in coord.unloaded, loading=gid in coord.loading,
@@ -285,7 +290,8 @@ def observe_again(seen: Observation, world: World) -> Observation:
 
 def _inflight(world: World) -> tuple[RequestObs, ...]:
     return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms,
-                            r.group_instance_id) for k, r in sorted(world.net.requests.items()))
+                            r.group_instance_id, r.support_skipping_assignment)
+                 for k, r in sorted(world.net.requests.items()))
 
 
 def delivered_key(action: Action) -> tuple[int, int] | None:
@@ -304,7 +310,7 @@ def delivered_request(before: Observation, step: Step) -> RequestObs | None:
     if action.kind == "Receive":
         r = WireRequest.from_payload(str(action.arg))
         return RequestObs((action.client, r.corr), r.api, r.member_id, r.generation_id, r.session_timeout_ms,
-                          r.rebalance_timeout_ms, r.group_instance_id)
+                          r.rebalance_timeout_ms, r.group_instance_id, r.support_skipping_assignment)
     if action.kind == "DeliverRequest" and isinstance(action.arg, int):
         return before.request((action.client, action.arg))
     return None

@@ -25,15 +25,19 @@ def replacement_answers(before: Observation, step: Step) -> frozenset[tuple[int,
     immediate answer to a restart (2.3–2.4 CompletingRebalance, 2.3.0–2.6.0 Stable, or a synchronous store) and the
     answer of a persisted replacement's store callback (2.6.1+). Such an answer names the leader *before* the
     replacement and carries no member list (SPEC.md §3.1 J5a step 4), so the generic JoinGroup-answer properties
-    leave its leader and member list to this rule."""
+    leave its leader and member list to this rule. Not so a JoinGroup v9+ on a KIP-814 release (3.2+, Corrections 1):
+    its answer names the group's leader and lists the members to the leader alone, as any JoinGroup answer does
+    (GroupCoordinator.scala 3.9.0-rc3 lines 1409-1422), so the generic properties judge it."""
     if first_of(step.events, GenerationStarted) is not None:
         return frozenset()
     keys = set()
+    kip814 = fact("static-rejoin-skips-assignment", before.profile)
     req = static_restart(before, step)
-    if req is not None:
+    if req is not None and not (kip814 and req.asked_to_skip):
         keys.add(req.key)
     if step.action.kind == "CompleteAppend" and before.appends and before.appends[0].kind == "static":
-        keys |= {r.key for r in step.responses if r.api == "JoinGroup"}
+        skipping = {p.key for p in before.parked if p.asked_to_skip} if kip814 else set()
+        keys |= {r.key for r in step.responses if r.api == "JoinGroup" and r.key not in skipping}
     return frozenset(keys)
 
 

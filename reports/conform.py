@@ -21,6 +21,8 @@ def answer_text(a: dict[str, Any] | None) -> str:
         return "no answer"
     if a.get("closed"):
         return "connection closed"
+    if a.get("malformed"):
+        return f"malformed: {a['malformed']}"
     parts = [a["error"]]
     if "generation" in a:
         parts.append(f"gen {a['generation']}")
@@ -61,6 +63,14 @@ def mermaid(probe: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def request_cell(step: dict[str, Any]) -> str:
+    """The request column: what was sent to the target — the diagram's arrow — and what went to the reference only
+    where that differs (ids are labelled, so they differ when the two sides' answers did)."""
+    if step["request"] == step["target_request"]:
+        return str(step["target_request"])
+    return f"{step['target_request']} (to the reference: {step['request']})"
+
+
 def _cell(text: str) -> str:
     return str(text).replace("|", "\\|").replace("\n", " ")
 
@@ -90,7 +100,7 @@ def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str
             continue
         out += ["", "| step | request | target | reference (Kafka) | differs |", "|---|---|---|---|---|"]
         for st in p["steps"]:
-            out.append(f"| {st['step']} | {_cell(st['request'])} | {_cell(answer_text(st['target']))} | "
+            out.append(f"| {st['step']} | {_cell(request_cell(st))} | {_cell(answer_text(st['target']))} | "
                        f"{_cell(answer_text(st['reference']))} | {', '.join(st['differs']) or ''} |")
         for f in p["property_failures"]:
             out.append(f"\nProperty **{f['property']}** fails at {f['step']}: {f['message']}")
@@ -108,15 +118,67 @@ def _attempts_text(p: dict[str, Any]) -> str:
 
 
 def _clients_markdown(clients: dict[str, Any] | None) -> list[str]:
-    """The real-client run (with --clients; its messages carry measured times, so they vary between runs)."""
+    """The real-client section: the timeouts and bounds, the per-target table of client-visible failures with
+    run counts and reproduce commands, what was skipped, and each run's verdicts (messages carry measured
+    times, so this section varies between runs)."""
     if not clients:
         return []
-    out = ["", f"## Real clients — {clients['verdict']}", "", "; ".join(clients["consumers"]) + ".", ""]
-    for name, found in clients["properties"].items():
-        out.append(f"- {name}: " + ("holds" if not found else "FAILS — " + "; ".join(found[:3])))
-    if clients["errors"]:
-        out.append("- client errors: " + "; ".join(clients["errors"][:5]))
+    t = clients["timeouts"]
+    out = ["", f"## Real clients — {clients['verdict']}", "",
+           f"Every schedule with every library, {clients['repeat']} run(s) each, against the target and the control "
+           f"at once ({clients['partitions']} partitions). Timeouts: session S {t['session_ms']} ms, heartbeat "
+           f"{t['heartbeat_ms']} ms, rebalance R (max.poll.interval) {t['rebalance_ms']} ms, initial delay D "
+           f"{t['initial_delay_ms']} ms, margin {t['margin_ms']} ms. Bounds: a partition without owner at most "
+           f"{t['unowned_bound_ms']} ms (S + R + D + margin); a SIGKILLed member's partitions owned again within "
+           f"{t['expiry_bound_ms']} ms (S + margin); the group settled (complete, no rebalance callback for "
+           f"{t.get('quiet_ms', 0)} ms) within {t.get('rebalance_bound_ms', 0)} ms of its last change (R + D + "
+           f"margin; S more after a SIGKILL). A run ends once its group settled, or at that bound. A property "
+           "counts against the target only when it held on the control in the same run; each run's event logs "
+           "are in `clients/` beside this report.", ""]
+    if clients["summary"]:
+        out += ["| schedule | library | property | runs | example | reproduce |", "|---|---|---|---|---|---|"]
+        out += [f"| {r['schedule']} | {r['library']} | {r['property']} | {_runs(r)} | "
+                f"{_cell(r['example'])} | `{r.get('reproduce', '')}` |" for r in clients["summary"]]
+    else:
+        out.append("No client-visible failure: every property that held on the control held on the target.")
+    out += [f"- {why}" for why in clients["skipped"]]
+    late = sum(1 for r in clients["runs"] if r.get("late_start"))
+    if late:
+        out.append(f"- {late} of {len(clients['runs'])} runs not judged: a consumer started more than "
+                   f"{t.get('late_start_ms', 0)} ms after its scheduled time (a loaded machine), so the schedule's "
+                   "situation may never have arisen.")
+    for r in clients["runs"]:
+        verdicts = [f"{p} FAILS ({'; '.join(m[:2])})" for p, m in r["failures"].items()]
+        verdicts += [f"{p} not judged (failed on the control too: {'; '.join(r['control_failures'].get(p, [])[:1])})"
+                     for p in r["not_judged"]]
+        verdicts += [why for whys in r.get("unjudged", {}).values() for why in whys]
+        if r.get("late_start"):
+            verdicts = [f"not judged, the schedule slipped ({'; '.join(r['late_start'][:2])})"]
+        errors = f"; client errors: {'; '.join(r['errors'][:3])}" if r["errors"] else ""
+        took = f" ({r['seconds']['target']:g} s)" if "seconds" in r else ""
+        out.append(f"- {r['schedule']} × {r['library']} #{r['attempt']}{took}: {', '.join(verdicts) or 'holds'}"
+                   f"{errors}")
     return out
+
+
+def _runs(row: dict[str, Any]) -> str:
+    """k of N, and how many runs could not judge it because the control failed too."""
+    extra = f"; {row['not_judged']} not judged: the control failed too" if row.get("not_judged") else ""
+    slipped = row.get("attempts", row["of"]) - row["of"]
+    extra += f"; {slipped} run(s) could not judge it (a late start, or its situation did not arise)" if slipped else ""
+    return f"{row['runs']} of {row['of']}" + (f" ({extra[2:]})" if extra else "")
+
+
+def _clients_html(clients: dict[str, Any] | None) -> list[str]:
+    if not clients:
+        return []
+    rows = "".join(f"<tr><td>{escape(r['schedule'])}</td><td>{escape(r['library'])}</td><td>{escape(r['property'])}"
+                   f"</td><td>{escape(_runs(r))}</td><td>{escape(r['example'])}</td><td><code>"
+                   f"{escape(r.get('reproduce', ''))}</code></td></tr>" for r in clients["summary"])
+    return [f"<h2>Real clients — {escape(clients['verdict'])}</h2>",
+            "<table><tr><th>schedule</th><th>library</th><th>property</th><th>runs</th><th>example</th>"
+            f"<th>reproduce</th></tr>{rows}</table>" if rows else "<p>No client-visible failure.</p>",
+            "<ul>" + "".join(f"<li>{escape(why)}</li>" for why in clients["skipped"]) + "</ul>"]
 
 
 def sequence_svg(probe: dict[str, Any]) -> str:
@@ -157,11 +219,7 @@ def render_html(result: dict[str, Any], command: str = "kgc conform") -> str:
     body += [f"<tr><td>{escape(p['probe'])}</td><td>{escape(p['spec'])}</td><td>{escape(p['verdict'])}</td></tr>"
              for p in result["probes"]]
     body.append("</table>")
-    clients = result.get("clients")
-    if clients:
-        body.append(f"<h2>Real clients — {escape(clients['verdict'])}</h2><ul>" + "".join(
-            f"<li>{escape(n)}: {'holds' if not f else 'FAILS — ' + escape('; '.join(f[:3]))}</li>"
-            for n, f in clients["properties"].items()) + "</ul>")
+    body += _clients_html(result.get("clients"))
     for p in result["probes"]:
         body.append(f"<h2>{escape(p['probe'])} — {escape(p['verdict'])}</h2><p class=\"claim\">{escape(p['claim'])} "
                     f"({escape(p['spec'])})</p><p>Reproduce: <code>{escape(command)} --probe {escape(p['probe'])}"
@@ -173,7 +231,7 @@ def render_html(result: dict[str, Any], command: str = "kgc conform") -> str:
                     "<th>differs</th></tr>")
         for st in p["steps"]:
             cls = ' class="violation"' if st["differs"] else ""
-            body.append(f"<tr{cls}><td>{escape(st['step'])}</td><td>{escape(st['request'])}</td>"
+            body.append(f"<tr{cls}><td>{escape(st['step'])}</td><td>{escape(request_cell(st))}</td>"
                         f"<td>{escape(answer_text(st['target']))}</td><td>{escape(answer_text(st['reference']))}</td>"
                         f"<td>{escape(', '.join(st['differs']))}</td></tr>")
         body.append("</table>")
@@ -202,8 +260,10 @@ def junit_xml(result: dict[str, Any]) -> str:
         else:
             case += "/>"
         cases.append(case)
-    for prop, found in (result.get("clients") or {}).get("properties", {}).items():
-        case = f"  <testcase classname={quoteattr(name + '.clients')} name={quoteattr(prop)}"
+    for run in (result.get("clients") or {}).get("runs", []):
+        run_name = f"{run['schedule']}-{run['library']}-{run['attempt']}"
+        case = f"  <testcase classname={quoteattr(name + '.clients')} name={quoteattr(run_name)}"
+        found = [f"{p}: {m}" for p, ms in run["failures"].items() for m in ms]
         cases.append(case + (f">\n    <failure message={quoteattr(found[0][:300])}>{escape(chr(10).join(found))}"
                              "</failure>\n  </testcase>" if found else "/>"))
     failures = sum(c.count("<failure") for c in cases)

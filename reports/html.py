@@ -5,6 +5,7 @@ and the log), so the page shows the picture without Mermaid.
 """
 from __future__ import annotations
 
+import re
 from html import escape
 
 from core.actions import receive_summary
@@ -12,11 +13,27 @@ from core.trace import Trace
 from reports.terminal import format_ms
 from reports.violation import FIELDS, ViolationReport, changed_rows, request_names
 
-CSS = """body{font:14px/1.45 system-ui,sans-serif;margin:2em;color:#222}table{border-collapse:collapse;margin:1em 0}
-td,th{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}th{background:#f3f3f3}
-tr.violation{background:#fde2e2}code,pre{font:12px ui-monospace,monospace}
-pre{background:#f7f7f7;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}.claim{font-size:16px}
-svg text{font:11px ui-monospace,monospace;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}"""
+#: fonts with the seeds' Chinese, after the Latin ones (a browser takes each character from the first font that has
+#: it); which of them a reader has varies — none may be installed (cjk_note says so in the report)
+CJK_FONTS = '"Noto Sans CJK SC","Source Han Sans SC","PingFang SC","Microsoft YaHei","WenQuanYi Micro Hei"'
+CSS = f"""body{{font:14px/1.45 system-ui,{CJK_FONTS},sans-serif;margin:2em;color:#222}}
+table{{border-collapse:collapse;margin:1em 0}}
+td,th{{border:1px solid #ccc;padding:3px 6px;vertical-align:top;text-align:left}}th{{background:#f3f3f3}}
+tr.violation{{background:#fde2e2}}code,pre{{font:12px ui-monospace,monospace,{CJK_FONTS}}}
+pre{{background:#f7f7f7;padding:8px;white-space:pre-wrap;overflow-wrap:anywhere}}.claim{{font-size:16px}}
+.note{{color:#555;font-size:12px}}
+svg text{{font:11px ui-monospace,monospace;paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}}"""
+CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")
+
+
+def cjk_note(*texts: str) -> str:
+    """A line saying which font the page needs, when it quotes Chinese (the seed documents): without a CJK font a
+    browser shows boxes, and no font can be named that every reader has."""
+    if not any(CJK.search(t) for t in texts):
+        return ""
+    return ('<p class="note">This page quotes the seed documents in Chinese. If they show as boxes, install a '
+            "Simplified Chinese font — Noto Sans CJK SC (Debian/Ubuntu: <code>apt-get install fonts-noto-cjk</code>)"
+            " or Source Han Sans SC.</p>")
 
 
 def _arrows(trace: Trace) -> list[tuple[str, str, str, bool]]:
@@ -46,26 +63,35 @@ def _arrows(trace: Trace) -> list[tuple[str, str, str, bool]]:
     return out
 
 
+CHAR_PX = 7       # an 11px monospace character is 6.6px wide; rounded up so a label never runs out of the picture
+LANE_PX = 170     # between two lanes
+MARGIN_PX = 90    # left of the first lane (its name is centred on it)
+
+
 def sequence_svg(trace: Trace) -> str:
+    """Lanes for the clients, the coordinator, the timer and the log; a message is an arrow with its label written
+    rightwards from the arrow's left end, so a long one (a real client's 40-character member id) is never cut at
+    the left edge; the picture is as wide as its longest label needs."""
     clients = sorted({f"c{s.action.client}" for s in trace.steps if s.action.client >= 0})
     lanes = clients + ["coordinator", "timer", "log"]
-    x = {lane: 90 + 170 * i for i, lane in enumerate(lanes)}
+    x = {lane: MARGIN_PX + LANE_PX * i for i, lane in enumerate(lanes)}
     arrows = _arrows(trace)
     height = 50 + 24 * len(arrows)
-    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{90 + 170 * len(lanes)}" height="{height}" '
+    labels = [(min(x[src], x.get(dst, x[src])) + 6, label) for src, dst, label, _bad in arrows]
+    width = max([x[lanes[-1]] + MARGIN_PX] + [left + CHAR_PX * len(label) + 10 for left, label in labels])
+    parts = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
              f'role="img" aria-label="sequence diagram">']
     for lane in lanes:
         parts.append(f'<text x="{x[lane]}" y="16" text-anchor="middle">{escape(lane)}</text>'
                      f'<line x1="{x[lane]}" y1="22" x2="{x[lane]}" y2="{height}" stroke="#bbb"/>')
-    for i, (src, dst, label, bad) in enumerate(arrows):
+    for i, ((src, dst, label, bad), (left, _)) in enumerate(zip(arrows, labels, strict=True)):
         y = 40 + 24 * i
         color = "#c00" if bad else "#333"
         if src == dst:
-            parts.append(f'<text x="{x[src] + 6}" y="{y + 4}" fill="#777">{escape(label)}</text>')
+            parts.append(f'<text x="{left}" y="{y + 4}" fill="#777">{escape(label)}</text>')
             continue
         parts.append(f'<line x1="{x[src]}" y1="{y}" x2="{x.get(dst, x[src])}" y2="{y}" stroke="{color}" '
-                     f'marker-end="url(#a)"/><text x="{(x[src] + x.get(dst, x[src])) // 2}" y="{y - 4}" '
-                     f'text-anchor="middle" fill="{color}">{escape(label)}</text>')
+                     f'marker-end="url(#a)"/><text x="{left}" y="{y - 4}" fill="{color}">{escape(label)}</text>')
     parts.insert(1, '<defs><marker id="a" markerWidth="8" markerHeight="8" refX="8" refY="4" orient="auto">'
                     '<path d="M0,0 L8,4 L0,8 z" fill="#333"/></marker></defs>')
     parts.append("</svg>")
@@ -75,7 +101,7 @@ def sequence_svg(trace: Trace) -> str:
 def render_html(report: ViolationReport) -> str:
     v, trace = report.violation, report.trace
     rows = []
-    for index, what, changed, lines in changed_rows(trace):
+    for index, what, changed, lines in changed_rows(trace, report.sent):
         cls = ' class="violation"' if index == v.step else ""
         cells = "".join(f"<td>{escape(changed.get(f, ''))}</td>" for f in FIELDS)
         detail = "<br>".join(escape(line) for line in lines)
@@ -89,7 +115,7 @@ def render_html(report: ViolationReport) -> str:
 <body><h1>{escape(report.title)}</h1>
 <p class="claim"><b>Claim</b> ({escape(report.kind)}): {escape(report.claim)}</p>
 <p><b>Source</b>: {escape(report.source)}<br><b>Violated at step</b> {v.step} of {len(trace.steps)}
-({escape(report.shrunk_by)}).</p>
+({escape(report.shrunk_by)}).</p>{cjk_note(report.claim, report.source, v.message)}
 <h2>Witness</h2><table>{witness or '<tr><td>(none)</td></tr>'}</table><pre>{escape(v.message)}</pre>
 <h2>Sequence diagram</h2>{sequence_svg(trace)}
 <h2>Trace (only changed fields)</h2>

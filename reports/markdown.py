@@ -18,7 +18,7 @@ def render_markdown(report: ViolationReport) -> str:
     out += ["", f"> {_cell(v.message)}", "", "## Trace (only changed fields)", "",
             "| # | step | " + " | ".join(FIELDS) + " | responses and coordinator events |",
             "|---|---|" + "---|" * len(FIELDS) + "---|"]
-    for index, what, changed, lines in changed_rows(trace):
+    for index, what, changed, lines in changed_rows(trace, report.sent):
         marker = " **⚠**" if index == v.step else ""
         cells = [_cell(changed.get(f, "")) for f in FIELDS]
         out.append(f"| {index}{marker} | {_cell(what)} | " + " | ".join(cells) + f" | {_cell(chr(10).join(lines))} |")

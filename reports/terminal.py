@@ -36,10 +36,15 @@ class Row:
     detail: str
 
 
-def describe_action(step: Step, apis: dict[tuple[int, object], str] | None = None) -> str:
-    """The step as a short sentence: who did what. ``apis`` names requests by (client, corr)."""
+def describe_action(step: Step, apis: dict[tuple[int, object], str] | None = None, carried: str | None = None
+                    ) -> str:
+    """The step as a short sentence: who did what. ``apis`` names requests by (client, corr); ``carried``: what the
+    request a client sends in this step carries (``LeaveGroup#4 member=c0-1 gen=-1``), known to whoever replayed the
+    trace — without it a send is named by its kind and the client's variant number."""
     a = step.action
     c = f"c{a.client}"
+    if carried is not None and a.kind in REQUEST_KINDS:
+        return f"{c} sends {carried}"
     req = f"{c} {(apis or {}).get((a.client, a.arg), 'request')}#{a.arg}"
     sentences = {
         "DeliverRequest": f"coordinator handles {req}",
@@ -107,8 +112,10 @@ def print_trace(trace: Trace, console: Console | None = None, title: str | None 
     (console or Console()).print(trace_table(trace, title))
 
 
-def print_violation(report: "ViolationReport", console: Console | None = None) -> None:
-    """A counterexample in the terminal: title, claim, witness values and the trace's changed fields."""
+def print_violation(report: "ViolationReport", console: Console | None = None, replay: str | None = None) -> None:
+    """A counterexample in the terminal: title, claim, witness values and the trace's changed fields. ``replay``:
+    the replay command as the user can type it where they are (the caller knows where the trace was written and how
+    kgc was started); by default the report's own, relative to the directory its files are in."""
     from reports.violation import FIELDS, changed_rows
     console = console or Console()
     v = report.violation
@@ -123,8 +130,8 @@ def print_violation(report: "ViolationReport", console: Console | None = None) -
         console.print(v.message, markup=False, highlight=False)
     steps = Table("#", "step", *FIELDS, "responses / coordinator", header_style="bold",
                   title=f"minimal trace ({report.shrunk_by}), only changed fields", title_justify="left")
-    for index, what, changed, lines in changed_rows(report.trace):
+    for index, what, changed, lines in changed_rows(report.trace, report.sent):
         style = "red" if index == v.step else ""
         steps.add_row(str(index), what, *(changed.get(f, "") for f in FIELDS), "\n".join(lines), style=style)
     console.print(steps)
-    console.print(f"replay: [bold]{report.replay_command}[/bold]")
+    console.print(f"replay: [bold]{replay or report.replay_command}[/bold]", highlight=False)

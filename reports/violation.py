@@ -28,6 +28,10 @@ class ViolationReport:
     trace_file: str = "counterexample.json"
     shrunk_by: str = "BFS (shortest)"       # or "Hypothesis shrinking"
     extra: dict[str, Any] = field(default_factory=dict)
+    #: step index -> what the request sent in that step carried ("LeaveGroup#4 member=c0-1 gen=-1"): a trace
+    #: records the client's choice (an adversary's variant number), the replay that assembles the report sees the
+    #: request itself
+    sent: dict[int, str] = field(default_factory=dict)
 
     @property
     def title(self) -> str:
@@ -56,8 +60,10 @@ def request_names(trace: Trace) -> dict[tuple[int, object], str]:
     return names
 
 
-def changed_rows(trace: Trace) -> list[tuple[int, str, dict[str, str], tuple[str, ...]]]:
-    """(index, what happened, only the fields that changed, responses and events) per step."""
+def changed_rows(trace: Trace, sent: dict[int, str] | None = None
+                 ) -> list[tuple[int, str, dict[str, str], tuple[str, ...]]]:
+    """(index, what happened, only the fields that changed, responses and events) per step; ``sent``: what each
+    send carried (``ViolationReport.sent``)."""
     names = request_names(trace)
     previous: dict[str, str] = {}
     rows = []
@@ -65,7 +71,8 @@ def changed_rows(trace: Trace) -> list[tuple[int, str, dict[str, str], tuple[str
         now = _values(step)
         changed = {k: v for k, v in now.items() if previous.get(k) != v}
         previous = now
-        rows.append((step.index, describe_action(step, names), changed, step.response_lines + step.event_lines))
+        rows.append((step.index, describe_action(step, names, (sent or {}).get(step.index)), changed,
+                     step.response_lines + step.event_lines))
     return rows
 
 

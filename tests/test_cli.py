@@ -109,7 +109,7 @@ def test_replay_of_a_tampered_trace_fails_with_exit_1(tmp_path: Path, capsys: py
 @pytest.mark.parametrize("content,needle", [
     ("{not json", "is not valid JSON"),
     ('{"schema": "other/9"}', "is not a kgc trace"),
-    ('{"schema": "kgc-trace/1", "profile": "3.9"}', "lacks a required field"),
+    ('{"schema": "kgc-trace/1", "profile": "3.9"}', "is not a valid kgc trace: the trace has no 'steps'"),
     ('{"schema": "kgc-trace/1", "profile": "7.7", "scope": {}, "seed": 0, "steps": []}', "unknown profile '7.7'"),
     ('{"schema": "kgc-trace/1", "profile": "3.9", "scope": {"warp": 1}, "seed": 0, "steps": []}',
      "unknown scope key(s) 'warp'"),

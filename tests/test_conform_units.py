@@ -94,6 +94,18 @@ def test_each_property_fails_on_its_planted_bug() -> None:
     two_leaders = group("x")
     two_leaders.exchanges[1].response["leader"] = "x-b"
     assert "one-leader-and-protocol-per-generation" in failing(two_leaders)
+    # a v9 static leader restart (KIP-814 skipAssignment) re-keys the generation's leader to its new id: allowed, and
+    # the generation's later answers name that id; a skip answer naming another member as leader is not allowed
+    restarted = group("x")
+    restarted.exchanges.append(join("a2.JoinGroup.1", "a2", "x-a2", 1, "x-a2", ["x-a2", "x-b"], answered=30))
+    restarted.exchanges[-1].response["skip_assignment"] = True
+    assert failing(restarted) == set()
+    restarted.exchanges.append(join("c.JoinGroup.1", "c", "x-c", 1, "x-a", [], answered=40))
+    assert failing(restarted) == {"one-leader-and-protocol-per-generation"}
+    usurper = group("x")
+    usurper.exchanges.append(join("b.JoinGroup.2", "b", "x-b", 1, "x-a2", [], answered=30))
+    usurper.exchanges[-1].response["skip_assignment"] = True
+    assert "one-leader-and-protocol-per-generation" in failing(usurper)
 
     no_list = group("x")
     no_list.exchanges[0].response["members"] = []

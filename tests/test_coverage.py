@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import pytest
 
@@ -72,8 +73,9 @@ def test_the_uncovered_list_is_well_formed() -> None:
     assert list(rows) == sorted(rows, key=lambda r: (not r[3].startswith(NOT_REACHED), r[3], r[0], r[1], r[2]))
     assert all(r[3] for r in rows) and cov.covered_states <= cov.reachable_states
     reasons = {r[3] for r in rows}
-    assert "no client changes its protocol metadata (ClientConfig.protocols is fixed)" in reasons
-    assert all(not (r[1].startswith("JoinGroup/changed") and r[3].startswith(NOT_REACHED)) for r in rows)
+    assert "the scope has resubscribes=False: no client changes its protocol metadata" in reasons
+    # the churn scope's Java consumers change their subscription: its JoinGroup/changed edges are reachable
+    assert any(r[1].startswith("JoinGroup/changed") and r[3].startswith(NOT_REACHED) for r in rows)
     assert cov.to_json()["abstract_edges_not_offered"] == cov.model_edges - cov.reachable_edges
 
 
@@ -87,6 +89,8 @@ def test_not_offered_argues_from_the_clients_and_the_scope() -> None:
     assert not_offered("OffsetCommit/simple", "", churn, WALK_KINDS, "3.9") is None
     assert not_offered("CompleteAppend", "error", calm, WALK_KINDS, "3.9") is not None
     assert not_offered("CompleteAppend", "error", WALK_SCOPES["faults"], WALK_KINDS, "3.9") is None
+    assert not_offered("JoinGroup/changed", "", calm, WALK_KINDS, "3.9") is not None    # resubscribes=False
+    assert churn.resubscribes and not_offered("JoinGroup/changed", "", churn, WALK_KINDS, "3.9") is None
 
 
 @pytest.mark.parametrize("profile", ["0.10.0", "3.9"])
@@ -164,8 +168,9 @@ def test_time_rules_out_a_second_heartbeat_op_of_a_member_awaiting_since_the_reb
     other request does, and a new member holds none while it awaits its join), so its op is older than the DelayedJoin
     and cannot be in the millisecond the join completes: onCompleteJoin's reschedule leaves it one op (SPEC.md §4.6).
     A follower that committed after the rebalance began (a reschedule in PreparingRebalance, §3.5) and then rejoined
-    can — that edge stays, as does the one-op outcome."""
-    cmap = profile_map("0.10.0", {"churn": WALK_SCOPES["churn"]}, WALK_KINDS)
+    can — that edge stays, as does the one-op outcome. (Without resubscriptions: a leader that commits in
+    PreparingRebalance and then rejoins with a changed subscription makes its op younger too, as the follower's.)"""
+    cmap = profile_map("0.10.0", {"churn": replace(WALK_SCOPES["churn"], resubscribes=False)}, WALK_KINDS)
     source = "PreparingRebalance join=join sync=0 appends=[] slots=[MLJw MJw Mw]"
     leader = _key(cmap.excluded, source, "ExpireJoin",
                   "CompletingRebalance join=none sync=0 appends=[] slots=[MLww Mw -w]")

@@ -44,7 +44,7 @@ def test_the_manifest_pins_exactly_the_pinned_scopes() -> None:
     assert [r.name for r in ROWS if r.slow] == ["2.4.1-m4-deferred-a2"] + [
         f"{p}-m3-deferred-a2-static" for p in ("2.4.1", "2.7.0", "3.9")]
     assert {r.profile: (r.distinct_states, r.edges) for r in ROWS if r.scope.static and r.scope.members == 2} == {
-        "0.10.0": (139, 2319), "2.4.1": (4738, 84908), "2.7.0": (2378, 32645), "3.9": (2438, 34025)}
+        "0.10.0": (139, 2319), "2.4.1": (4738, 84908), "2.7.0": (2378, 32645), "3.9": (2490, 34507)}   # 3.9: correction 3
 
 
 def test_the_manifest_text_round_trips(tmp_path: object) -> None:

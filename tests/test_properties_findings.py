@@ -16,6 +16,12 @@ from properties.checker_side import OBSERVES, RAISES, REFINES
 from tests.test_finding_stale_join import test_the_stale_delayed_join_completes_the_reloaded_members_heartbeat_ops as stale_join_completes_reloaded_heartbeats  # noqa: E501, F401 (named by the finding)
 from tests.test_finding_mixed_static import test_a_join_with_an_instance_id_from_a_pending_member_id_throws as instance_id_with_a_pending_member_id_throws  # noqa: E501, F401 (named by the finding)
 from tests.test_finding_mixed_static import test_a_leave_of_a_pending_member_id_with_a_foreign_instance_id_succeeds_on_3_9 as leave_of_a_pending_member_id_ignores_its_instance_id  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_a_failed_static_store_answers_the_join_it_captured as failed_static_store_answers_the_captured_join  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_a_static_stores_answer_leaves_the_member_without_an_expiration as static_store_answer_leaves_no_expiration  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_a_failed_store_of_a_departed_static_member_throws as failed_static_store_of_a_departed_member_throws  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_an_unload_leaves_a_static_restarts_join_parked_on_the_unloaded_object as unload_leaves_a_static_restarts_join_parked  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_a_v9_leaders_store_on_an_unloaded_group_throws_and_strands_its_join as unloaded_skip_assignment_leader_store_throws  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_store import test_a_static_restart_leaves_its_old_id_owing_a_sync as static_restart_leaves_its_old_id_owing_a_sync  # noqa: E501, F401 (named by the finding)
 from tests.property_runs import SCRIPT_SCOPE as SCOPE
 from tests.property_runs import TWO_STABLE, WITNESS_SCRIPTS, run, run_script, scenario_triples
 

@@ -319,3 +319,22 @@ def test_every_state_and_step_property_has_a_corruption_case() -> None:
     covered = {c.name for c in CASES} | {"checker-observes-every-state"}
     missing = {p.name for p in CATALOG.values() if p.level == "concrete" and p.kind in ("always", "always_step")}
     assert missing - covered == set()
+
+
+def test_an_owing_id_a_static_replacement_left_behind_is_allowed_and_no_other() -> None:
+    """SPEC.md Corrections 3: replaceStaticMember leaves the old id in pendingSyncMembers (GroupMetadata.scala
+    3.9.0-rc3 319-340 touches no pending-sync set), so a non-member id owing a SyncGroup is Kafka's in a group with
+    static members; in a group with none, or as a pending member id, it is still a violation."""
+    name = "members-owing-a-sync-are-watched-by-a-delayed-sync"
+    chosen = next(t for t in triples("3.9") if live_group(t[2]) is not None and t[2].group.pending_sync_members
+                  and not _check(name, t))
+    g = chosen[2].group
+    assert g is not None
+
+    def owing(**changes: object) -> dict[str, object]:
+        return CATALOG[name].explain(with_group(chosen[2], pending_sync_members=g.pending_sync_members | {"gone-9"},
+                                                **changes))
+    assert "members" in owing(static_members=())
+    assert owing(static_members=(("i0", sorted(g.member_ids)[0]),)) == {}
+    assert "members" in owing(static_members=(("i0", sorted(g.member_ids)[0]),),
+                              pending_members=g.pending_members | {"gone-9"})

@@ -65,7 +65,7 @@ def test_malformed_files_are_trace_format_errors() -> None:
         Trace.loads("{not json")
     obj = json.loads(recorded(steps=5).dumps())
     obj["steps"][1].pop("digest")
-    with pytest.raises(TraceFormatError, match="malformed"):
+    with pytest.raises(TraceFormatError, match="is not a valid kgc trace: steps\\[1\\] has no 'digest'"):
         Trace.loads(json.dumps(obj))
     obj = json.loads(recorded(steps=5).dumps())
     obj["scope"]["fautls"] = True

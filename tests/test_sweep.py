@@ -49,7 +49,7 @@ def test_puppet_joins_speak_the_join_group_version_of_the_profiles_clients(profi
     assert all(j.require_known_member_id is known_id for j in joins)
     # JoinGroup v0 has no rebalance timeout: the coordinator takes the session timeout (a puppet must not differ)
     assert any(j.rebalance_timeout_ms != j.session_timeout_ms for j in joins) is rebalance_field
-    # each client keeps its own protocol metadata, so no JoinGroup/changed (explore/coverage.py not_offered)
+    # a first join carries the client's own protocol metadata (a subscription change is JoinGroup/changed's)
     assert all(j.protocols == (("range", j.client_id.encode()),) for j in joins)
     assert {j.client_id for j in joins} == {"c0", "c1", "c2"}
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import struct
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Mapping
@@ -144,3 +145,63 @@ def encode_request(request: ApiMessage, correlation_id: int, client_id: str = "k
 def decode_response(api: str, version: int, payload: bytes) -> Any:
     """A response payload (size prefix stripped) decoded with its header (the client side)."""
     return MESSAGES[api][1][version].decode(payload, header=True)
+
+
+class Undecodable(Exception):
+    """An answer kgc cannot read as the response it asked for; the message says why, in a few words."""
+
+
+def decode_at(api: str, version: int, payload: bytes) -> tuple[Any, int]:
+    """(body with its header, bytes read) of ``payload`` as ``api``'s response at ``version``; raises
+    whatever kafka.protocol raises on bytes that do not decode."""
+    cls = MESSAGES[api][1][version]
+    head = io.BytesIO(payload)
+    header = cls.parse_header(head, version=version)
+    flexible = cls.flexible_version_q(version)
+    read = cls._struct.compiled_decode_from(version, compact=flexible, tagged=flexible, data_class=cls[None])
+    body, end = read(memoryview(payload), head.tell())
+    body._header = header
+    return body, end
+
+
+def decode_exact(api: str, version: int, payload: bytes) -> Any:
+    """``payload`` decoded as ``api``'s response at ``version`` (header included), or Undecodable: bytes that
+    end before the body does, or a null where the schema allows none (Kafka's generated readers refuse a
+    null in a non-nullable field, so its clients drop such an answer). Bytes after the body are ignored, as
+    Kafka's Java client ignores them (NetworkClient.parseResponse, AbstractResponse.parseResponse, 3.9.1)."""
+    try:
+        body, end = decode_at(api, version, payload)
+    except Exception as exc:        # kafka.protocol raises struct, index, unicode and value errors on bad bytes
+        raise Undecodable(f"{len(payload)} bytes that do not decode as {api} v{version} ({_why(exc)})") from None
+    if end > len(payload):          # a length prefix pointing past the frame: memoryview slices do not raise
+        raise Undecodable(f"{len(payload)} bytes, {end - len(payload)} short of the end of a {api} v{version} body")
+    nulls = null_fields(MESSAGES[api][1][version]._struct, version, body, api)
+    if nulls:
+        raise Undecodable(f"null in the non-nullable field {nulls[0]} of {api} v{version}")
+    return body
+
+
+def _why(exc: Exception) -> str:
+    if isinstance(exc, (struct.error, IndexError)):
+        return "they end before the body does"
+    if isinstance(exc, UnicodeDecodeError):
+        return "a string that is not UTF-8"
+    return f"{type(exc).__name__}: {exc}"[:120]
+
+
+def null_fields(struct: Any, version: int, value: Any, path: str) -> list[str]:
+    """The dotted names of fields of ``value`` (a decoded struct) that are null where ``version``'s schema
+    does not allow it, in schema order."""
+    found: list[str] = []
+    for f in struct.untagged_fields(version):
+        item = getattr(value, f.name, None)
+        name = f"{path}.{f.name}"
+        if item is None:
+            if not f.nullable_for_version_q(version):
+                found.append(name)
+        elif f.is_struct_array():
+            for i, element in enumerate(item):
+                found += null_fields(f, version, element, f"{name}[{i}]")
+        elif f.is_struct():
+            found += null_fields(f, version, item, name)
+    return found

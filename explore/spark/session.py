@@ -6,7 +6,9 @@ else ``SPARK_MASTER``, else spark-submit (``PYSPARK_GATEWAY_PORT`` is set), else
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -27,9 +29,25 @@ def check_available() -> None:
     except ImportError:
         raise SparkUnavailable("the Spark engine needs PySpark; install kgc's spark extra "
                                "(bin/kgc and bin/test do it) or use --engine local.") from None
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+    home = os.environ.get("JAVA_HOME")
+    java = shutil.which("java") or (os.path.join(home, "bin", "java") if home else None)
+    if java is None or not os.access(java, os.X_OK):
         raise SparkUnavailable("the Spark engine needs Java 17 or 21; install openjdk-17-jre-headless "
                                "or use --engine local.")
+    major = java_major(java)
+    if major is not None and major < 17:
+        raise SparkUnavailable(f"the Spark engine needs Java 17 or 21 but found Java {major}; install "
+                               "openjdk-17-jre-headless and put it first on PATH, or use --engine local.")
+
+
+def java_major(java: str) -> int | None:
+    """The major version `java -version` names ('version "17.0.15"' -> 17, 'version "1.8.0_392"' -> 8)."""
+    try:
+        shown = subprocess.run([java, "-version"], capture_output=True, text=True, timeout=30).stderr
+    except (OSError, subprocess.SubprocessError):
+        return None
+    found = re.search(r'version "(?:1\.)?(\d+)', shown)
+    return int(found.group(1)) if found else None
 
 
 def resolve_master(master: str | None) -> str | None:

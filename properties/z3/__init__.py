@@ -6,3 +6,9 @@ symbolic.py (the symbolic working copy and the path explorer), rules.py (model/r
 model/step.py, rule by rule, over Z3 terms), invariants.py (the invariants' Z3 twins), prove.py
 (initiation/consecution with members as an uninterpreted sort, counterexamples to induction, BMC).
 """
+import z3
+
+# Z3 answers a Ctrl-C inside a check by cancelling that one query (it returns unknown) and swallowing the signal, so
+# an interrupted `kgc check` went on — or a cancelled query was read as an answer. Left to Python, the signal stops
+# the command once the query returns (each takes well under a second).
+z3.set_param("ctrl_c", False)

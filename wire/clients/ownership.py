@@ -27,13 +27,15 @@ class ClientEvent:
     partitions: tuple[str, ...] = ()
     reason: str = ""
     deadline: float | None = None    # "stalled": when the poll deadline passes
+    generation: int | None = None    # "assigned": the generation, where the library tells it
 
     @classmethod
     def from_json(cls, obj: Mapping[str, Any]) -> "ClientEvent":
-        deadline = obj.get("deadline")
+        deadline, generation = obj.get("deadline"), obj.get("generation")
         return cls(t=float(obj["t"]), name=str(obj["name"]), event=str(obj["event"]),
                    partitions=tuple(obj.get("partitions", ())), reason=str(obj.get("reason", "")),
-                   deadline=None if deadline is None else float(deadline))
+                   deadline=None if deadline is None else float(deadline),
+                   generation=None if generation is None else int(generation))
 
 
 @dataclass(frozen=True, slots=True)
@@ -207,6 +209,41 @@ def check_all(events: Iterable[ClientEvent], partitions: Sequence[str], bound_s:
             no_partition_unowned_longer_than(evs, partitions, bound_s, settle_s, until),
         "every-live-consumer-ends-assigned": every_live_consumer_assigned(evs, partitions, until),
     }
+
+
+def killed_member_gone_within(events: Iterable[ClientEvent], bound_s: float, until: float) -> list[str]:
+    """Every partition a SIGKILLed consumer owned at its kill has a live owner again within ``bound_s``
+    (the broker must expire the member: nothing else tells it). A kill whose bound ends after ``until``
+    is not judged. The message carries the measured time in ms."""
+    evs = list(events)
+    spans = ownerships(evs)
+    found: list[str] = []
+    for kill in (e for e in evs if e.event == "killed" and e.reason != "straggler"):
+        held = sorted({s.partition for s in spans if s.name == kill.name and s.end == kill.t})
+        if not held or kill.t + bound_s > until:
+            continue
+        back = [min((s.start for s in spans if s.partition == p and s.name != kill.name and s.start >= kill.t
+                     and s.name in live_at(evs, s.start)), default=None) for p in held]
+        if any(b is None or b - kill.t > bound_s for b in back):
+            took = "never (by the end of the run)" if None in back else \
+                f"after {round((max(b for b in back if b is not None) - kill.t) * 1000)} ms"
+            found.append(f"{kill.name} was SIGKILLed at {kill.t:.2f} s owning {', '.join(held)}; they had a live "
+                         f"owner again {took}, bound {round(bound_s * 1000)} ms")
+    return found
+
+
+def generation_only_grows(events: Iterable[ClientEvent]) -> list[str]:
+    """The generations each consumer's assignments carry never go down (where the library shows them)."""
+    found: list[str] = []
+    for name, evs in by_consumer(events).items():
+        last: tuple[float, int] | None = None
+        for e in evs:
+            if e.event == "assigned" and e.generation is not None:
+                if last is not None and e.generation < last[1]:
+                    found.append(f"{name} was assigned in generation {e.generation} at {e.t:.2f} s after "
+                                 f"generation {last[1]} at {last[0]:.2f} s")
+                last = (e.t, e.generation)
+    return found
 
 
 def default_until(events: Iterable[ClientEvent]) -> float:

@@ -11,7 +11,9 @@ connection is ``a`` (its second one, after a static restart, ``a#2``), any other
 - ``protocol``: protocol type or name differ;
 - ``timing``: the answer came more than the window apart in latency, or one side answered and the
   other did not before the probe ended;
-- ``closed``: one side closed the connection instead of answering.
+- ``closed``: one side closed the connection instead of answering;
+- ``malformed``: one side's answer could not be read as the response asked for (bytes that end early or run
+  on, a null in a non-nullable field, a frame size Kafka refuses): a Kafka client drops such an answer.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from wire.conform.driver import Exchange, Run
 
 #: JoinGroup answers whose member id is the broker's choice for the asking member: NONE, MEMBER_ID_REQUIRED
 LEARNED = (0, 79)
-CLASSES = ("error-code", "generation", "membership", "protocol", "timing", "closed")
+CLASSES = ("error-code", "generation", "membership", "protocol", "timing", "closed", "malformed")
 _CLASS_OF_FIELD = {"error": "error-code", "member_errors": "error-code", "generation": "generation",
                    "member_id": "membership", "leader": "membership", "members": "membership",
                    "assignment": "membership", "protocol_type": "protocol", "protocol_name": "protocol"}
@@ -85,6 +87,8 @@ def answer(ex: Exchange, labels: dict[str, str]) -> dict[str, Any] | None:
     """The structural answer to one exchange (None: not answered; {"closed": True}: connection closed)."""
     if ex.closed:
         return {"closed": True}
+    if ex.malformed:
+        return {"malformed": ex.malformed}
     r = ex.response
     if r is None:
         return None
@@ -159,6 +163,11 @@ def compare(target: Run, reference: Run, window_ms: int) -> list[Difference]:
             if ta != ra:
                 diffs.append(Difference(t.label, "closed", "connection", "closed" if ta.get("closed") else "answered",
                                         "closed" if ra.get("closed") else "answered"))
+            continue
+        if ta.get("malformed") or ra.get("malformed"):
+            if ta != ra:
+                diffs.append(Difference(t.label, "malformed", "answer", ta.get("malformed", "well-formed"),
+                                        ra.get("malformed", "well-formed")))
             continue
         for name in sorted(set(ta) | set(ra), key=list(_CLASS_OF_FIELD).index):
             if ta.get(name) != ra.get(name):

@@ -17,7 +17,7 @@ from kafka.protocol.consumer import (HeartbeatRequest, JoinGroupRequest, LeaveGr
                                      SyncGroupRequest)
 from kafka.protocol.schemas.fields.codecs import Int32
 
-from wire.codec import decode_response, encode_request
+from wire.codec import MAX_FRAME_BYTES, Undecodable, decode_exact, encode_request
 from wire.conform.script import GROUP, TOPIC, Assign, Gen, Id, Probe, Send
 
 CLIENT_ID = "kgc-conform"
@@ -38,6 +38,7 @@ class Exchange:
     response: dict[str, Any] | None = None
     closed: bool = False
     correlation_ok: bool = True
+    malformed: str = ""              # why the answer could not be read ("" = it could); the member stops there
 
 
 @dataclass
@@ -121,6 +122,7 @@ def response_fields(api: str, response: Any) -> dict[str, Any]:
         return dict(error_code=response.error_code, generation_id=response.generation_id,
                     protocol_type=getattr(response, "protocol_type", None), protocol_name=response.protocol_name,
                     leader=response.leader, member_id=response.member_id,
+                    skip_assignment=getattr(response, "skip_assignment", None),   # v9+ (KIP-814)
                     members=[dict(member_id=m.member_id, group_instance_id=getattr(m, "group_instance_id", None),
                                   metadata=bytes(m.metadata).decode("latin-1")) for m in response.members])
     if api == "SyncGroup":
@@ -142,11 +144,16 @@ class _Connection:
         self.reader, self.writer, self.corr = reader, writer, 0
 
     async def call(self, api: str, version: int, request: Any) -> tuple[Any, bool]:
+        """Send ``request`` and read one answer: (response, its correlation id matched). Undecodable for a
+        frame size Kafka refuses or bytes that are not the response asked for; IncompleteReadError or
+        ConnectionError when the broker closes the connection."""
         self.corr += 1
         self.writer.write(encode_request(request, self.corr, CLIENT_ID))
         await self.writer.drain()
         size = Int32.decode(io.BytesIO(await self.reader.readexactly(4)))
-        response = decode_response(api, version, await self.reader.readexactly(size))
+        if not 0 <= size <= MAX_FRAME_BYTES:
+            raise Undecodable(f"a frame size of {size} bytes (a Kafka client accepts 0 to {MAX_FRAME_BYTES})")
+        response = decode_exact(api, version, await self.reader.readexactly(size))
         return response, response.header.correlation_id == self.corr
 
     async def stray(self) -> bool:
@@ -207,6 +214,10 @@ async def run_probe(probe: Probe, host: str, port: int, group: str) -> Run:
                     break
                 except (asyncio.IncompleteReadError, ConnectionError):
                     ex.closed, ex.answered_ms = True, now()
+                    answered[step.label].set()
+                    break
+                except Undecodable as exc:             # Kafka's clients drop the connection on such an answer
+                    ex.malformed, ex.answered_ms = str(exc), now()
                     answered[step.label].set()
                     break
                 ex.answered_ms, ex.correlation_ok = now(), ok

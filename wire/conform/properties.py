@@ -66,10 +66,16 @@ def generation_monotone(run: Run) -> list[tuple[str, str]]:
 
 
 def one_leader_and_protocol_per_generation(run: Run) -> list[tuple[str, str]]:
+    """A v9 answer with skipAssignment (KIP-814) is the leader's static restart inside its generation: the leader is
+    re-keyed to the restart's new member id (GroupCoordinator.scala 3.9.0-rc3 1407-1422, SPEC.md Corrections 1), so
+    it names itself and the generation's leader is that id from then on; the protocol stays."""
     bad, seen = [], {}
     for e in _joined(run):
         r = e.response
         shape = (r["leader"], r["protocol_name"], r["protocol_type"] if e.version >= 7 else None)
+        if r.get("skip_assignment") and r["leader"] == r["member_id"] and r["generation_id"] in seen:
+            label, (_, protocol, kind) = seen[r["generation_id"]]
+            seen[r["generation_id"]] = (label, (r["leader"], protocol, kind))
         first = seen.setdefault(r["generation_id"], (e.label, shape))
         if first[1][:2] != shape[:2] or (shape[2] is not None and first[1][2] not in (None, shape[2])):
             bad.append((e.label, f"generation {r['generation_id']} was told leader {shape[0]} and protocol "

@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable
 
 from kafka.protocol.api_key import ApiKey
 
+from wire.codec import MESSAGES
 from wire.conform.answers import answer, compare, labeller, request_text
 from wire.conform.driver import Run, run_probe
 from wire.conform.probes import get_probes
@@ -33,15 +34,57 @@ class Endpoint:
     port: int
 
 
-def unsupported(probe: Probe, versions: dict[int, tuple[int, int]] | None) -> str | None:
-    """Why the target cannot run ``probe`` (an API version it does not advertise), or None."""
+def resolve(probe: Probe, versions: dict[int, tuple[int, int]] | None) -> tuple[Probe, str | None]:
+    """``probe`` with every step's version chosen as Kafka's clients choose it — the highest version both
+    sides support (``versions``: API key -> the (min, max) the target and the reference share), a pinned
+    step's own — or the reason the target cannot run it. ``versions`` None: the probe as written."""
     if versions is None:
-        return None
+        return probe, None
+    steps = []
     for step in probe.steps:
         low, high = versions.get(int(ApiKey[step.api]), (0, -1))
-        if not low <= step.version <= high:
-            return f"the target does not serve {step.api} v{step.version} (it advertises {low}–{high})"
-    return None
+        version = step.version if step.pinned else high
+        if not (low <= version <= high and version >= step.version):
+            shown = f"{low}–{high}" if low <= high else "none"
+            return probe, (f"the target does not serve {step.api} v{step.version}"
+                           f"{'' if step.pinned else '+'} (the versions both sides serve: {shown})")
+        steps.append(replace(step, version=version))
+    return replace(probe, steps=tuple(steps)), None
+
+
+Versions = dict[int, tuple[int, int]]
+
+
+def shared_versions(target: Versions, reference: Versions) -> Versions:
+    """API key -> the (min, max) the target, the reference and the codec (kafka.protocol) all serve."""
+    out = {}
+    for key, (low, high) in sorted(target.items()):
+        if key in reference:
+            top = min(high, reference[key][1])
+            name = ApiKey(key).name if key in ApiKey._value2member_map_ else None
+            if name in MESSAGES:
+                top = min(top, MESSAGES[name][1].max_version)
+            out[key] = (max(low, reference[key][0]), top)
+    return out
+
+
+def negotiation_json(negotiated: Any, usable: dict[int, tuple[int, int]]) -> dict[str, Any]:
+    """What the report says about versions: the ApiVersions versions asked, and per group API the range the
+    target advertised and the range both sides share."""
+    apis = {}
+    for api in ("JoinGroup", "SyncGroup", "Heartbeat", "LeaveGroup", "OffsetCommit"):
+        key = int(ApiKey[api])
+        if key in negotiated.versions:
+            apis[api] = {"target": list(negotiated.versions[key]), "shared": list(usable.get(key, (0, -1)))}
+    return {"api_versions_asked": list(negotiated.asked), "apis": apis}
+
+
+def spoken(probe: Probe) -> dict[str, list[int]]:
+    """API -> the versions the probe's steps send (for the report)."""
+    out: dict[str, set[int]] = {}
+    for step in probe.steps:
+        out.setdefault(step.api, set()).add(step.version)
+    return {api: sorted(v) for api, v in sorted(out.items())}
 
 
 async def _attempt(probe: Probe, target: Endpoint, reference: Endpoint, token: str,
@@ -55,8 +98,9 @@ async def _attempt(probe: Probe, target: Endpoint, reference: Endpoint, token: s
 async def conform_probe(probe: Probe, target: Endpoint, reference: Endpoint, cfg: BrokerConfig, token: str,
                         versions: dict[int, tuple[int, int]] | None = None) -> dict[str, Any]:
     """One probe's result record (see ``probe_record``)."""
-    reason = probe.skip or unsupported(probe, versions)
-    if reason is not None:
+    probe, reason = resolve(probe, versions)
+    reason = probe.skip or reason
+    if reason:
         return probe_record(probe, None, None, [], attempts=0, unsupported=reason)
     t, r = await _attempt(probe, target, reference, token, 1)
     diffs = compare(t, r, cfg.window_ms)
@@ -77,6 +121,16 @@ async def conform_probe(probe: Probe, target: Endpoint, reference: Endpoint, cfg
 def _key(d: Any) -> tuple[str, str, str]:
     """A difference up to its values: which step, class and field."""
     return d.step, d.cls, d.field
+
+
+def unfinished_record(probe: Probe, exc: Exception) -> dict[str, Any]:
+    """A probe kgc could not finish: one ``malformed`` difference naming what went wrong. The fuzz test of
+    the driver (tests/test_conform_fuzz.py) checks that no answer a broker can send gets this far."""
+    why = f"kgc could not finish the probe: {type(exc).__name__}: {exc}"[:300]
+    record = probe_record(probe, None, None, [], attempts=1)
+    record.update(verdict="diverges", differences=[{"step": "driver", "class": "malformed", "field": "driver",
+                                                    "target": why, "reference": "finished"}])
+    return record
 
 
 def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs: list[Any], attempts: int,
@@ -100,6 +154,7 @@ def probe_record(probe: Probe, target: Run | None, reference: Run | None, diffs:
                           "differs": sorted(set(by_step.get(t.label, [])))})
     return {"probe": probe.name, "spec": probe.spec, "claim": probe.claim, "needs": probe.needs,
             "seed": probe.seed, "timing_sensitive": probe.timing, "verdict": verdict, "attempts": attempts,
+            "versions": spoken(probe) if unsupported is None else {},
             "unsupported": unsupported, "differences": [d.to_json() for d in diffs],
             "unconfirmed": unconfirmed or [],
             "property_failures": [f.to_json() for f in failures], "steps": steps}
@@ -114,7 +169,10 @@ async def run_all(probes: list[Probe], target: Endpoint, reference: Endpoint, cf
 
     async def one(probe: Probe) -> dict[str, Any]:
         async with gate:
-            record = await conform_probe(probe, target, reference, cfg, token, versions)
+            try:
+                record = await conform_probe(probe, target, reference, cfg, token, versions)
+            except Exception as exc:    # noqa: BLE001 - the last line: no answer may end the run (issue 24 §1)
+                record = unfinished_record(probe, exc)
         if progress is not None:
             progress(record)
         return record

@@ -12,6 +12,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+#: the lowest version of each API a probe step needs unless it names one: JoinGroup v5 / SyncGroup v3 /
+#: Heartbeat v3 / OffsetCommit v7 carry group.instance.id (KIP-345), LeaveGroup v3 a member list (KAFKA-8221)
+FLOORS = {"JoinGroup": 5, "SyncGroup": 3, "Heartbeat": 3, "LeaveGroup": 3, "OffsetCommit": 7}
+
 #: the one topic OffsetCommit probes commit to (the reference serves it; other targets get it created)
 TOPIC = "kgc-conform"
 
@@ -84,7 +88,9 @@ GROUP = _Group()
 class Send:
     """One request: ``member``'s connection sends it ``at_ms`` after the latest answer to the steps
     labelled in ``after`` (none: after the probe's start) and after its own previous request was
-    answered; ``fields`` may hold references."""
+    answered; ``fields`` may hold references. ``version`` is exact when ``pinned`` (a probe about an old
+    version); otherwise it is the lowest the probe needs, and the run sends the highest version both the
+    target and the reference support, as Kafka's clients do (wire/conform/run.py ``resolve``)."""
 
     label: str
     member: str
@@ -93,6 +99,7 @@ class Send:
     at_ms: int
     fields: tuple[tuple[str, Any], ...]
     after: tuple[str, ...] = ()
+    pinned: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,17 +131,17 @@ class Builder:
         return self.cfg.min_session_ms
 
     def send(self, member: str, api: str, version: int, at: int, after: tuple[str, ...] | str = (),
-             **fields: Any) -> str:
+             pinned: bool = True, **fields: Any) -> str:
         key = f"{member}.{api}"
         self._count[key] = self._count.get(key, 0) + 1
         label = f"{key}.{self._count[key]}"
         after = (after,) if isinstance(after, str) else tuple(after)
         own = [s.label for s in self.steps if s.member == member][-1:]
         after = tuple(dict.fromkeys(tuple(own) + after))        # after its own previous answer, always
-        self.steps.append(Send(label, member, api, version, at, tuple(sorted(fields.items())), after))
+        self.steps.append(Send(label, member, api, version, at, tuple(sorted(fields.items())), after, pinned))
         return label
 
-    def join(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int = 5,
+    def join(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int | None = None,
              new: bool = True, session: int | None = None, rebalance: int | None = None,
              protocols: tuple[tuple[str, bytes], ...] = (("range", b"meta"),), protocol_type: str = "consumer",
              instance: str | None = None, member_id: Any = None, handshake: bool = True) -> str:
@@ -146,34 +153,39 @@ class Builder:
                       protocols=protocols, group_instance_id=instance, reason=None)
         if member_id is None:
             member_id = "" if new else Id(member)
-        label = self.send(member, "JoinGroup", version, at, after, member_id=member_id, **fields)
+        pinned, version = version is not None, FLOORS["JoinGroup"] if version is None else version
+        label = self.send(member, "JoinGroup", version, at, after, pinned, member_id=member_id, **fields)
         if handshake and new and member_id == "" and version >= 4 and instance is None:
             self.handshakes[member] = label
-            label = self.send(member, "JoinGroup", version, 0, label, member_id=Id(member), **fields)
+            label = self.send(member, "JoinGroup", version, 0, label, pinned, member_id=Id(member), **fields)
         return label
 
     def sync(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), leader: bool = False,
-             version: int = 3, gen: Any = None, member_id: Any = None, instance: str | None = None) -> str:
-        return self.send(member, "SyncGroup", version, at, after, group_id=GROUP,
-                         generation_id=Gen(member) if gen is None else gen,
+             version: int | None = None, gen: Any = None, member_id: Any = None,
+             instance: str | None = None) -> str:
+        return self.send(member, "SyncGroup", FLOORS["SyncGroup"] if version is None else version, at, after,
+                         version is not None, group_id=GROUP, generation_id=Gen(member) if gen is None else gen,
                          member_id=Id(member) if member_id is None else member_id, group_instance_id=instance,
                          protocol_type="consumer", protocol_name="range",
                          assignments=Assign(member) if leader else ())
 
-    def heartbeat(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int = 3,
+    def heartbeat(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int | None = None,
                   gen: Any = None, member_id: Any = None, instance: str | None = None) -> str:
-        return self.send(member, "Heartbeat", version, at, after, group_id=GROUP,
+        return self.send(member, "Heartbeat", FLOORS["Heartbeat"] if version is None else version, at, after,
+                         version is not None, group_id=GROUP,
                          generation_id=Gen(member) if gen is None else gen,
                          member_id=Id(member) if member_id is None else member_id, group_instance_id=instance)
 
-    def leave(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int = 3,
+    def leave(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int | None = None,
               members: tuple[tuple[Any, str | None], ...] | None = None) -> str:
-        return self.send(member, "LeaveGroup", version, at, after, group_id=GROUP, member_id=Id(member),
+        return self.send(member, "LeaveGroup", FLOORS["LeaveGroup"] if version is None else version, at, after,
+                         version is not None, group_id=GROUP, member_id=Id(member),
                          members=((Id(member), None),) if members is None else members)
 
-    def commit(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int = 7,
+    def commit(self, member: str, at: int = 0, after: tuple[str, ...] | str = (), version: int | None = None,
                gen: Any = None, member_id: Any = None, instance: str | None = None) -> str:
-        return self.send(member, "OffsetCommit", version, at, after, group_id=GROUP,
+        return self.send(member, "OffsetCommit", FLOORS["OffsetCommit"] if version is None else version, at, after,
+                         version is not None, group_id=GROUP,
                          generation_id=Gen(member) if gen is None else gen,
                          member_id=Id(member) if member_id is None else member_id, group_instance_id=instance)
 

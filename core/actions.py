@@ -26,6 +26,10 @@ EVENT_KINDS = (
     "UnloadGroup",           # the group's partition emigrates (SPEC.md §3.7)
     "LoadGroup",             # the partition is loaded again
     "Receive",               # a real client's request off the wire (kgc serve): client = connection, arg = JSON
+    # Kafka 4.x's event loop (harness/event_loop.py, SPEC-4x.md R2, R3, R11)
+    "FlushBatch",            # the partition's open batch is written (arg "NONE") or fails (arg = error name)
+    "CommitBatch",           # the high watermark passes the oldest written batch
+    "Choose",                # the last step again with other picks at its choice points (arg = "i.j…")
 )
 KINDS = REQUEST_KINDS + EVENT_KINDS
 

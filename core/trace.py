@@ -217,13 +217,14 @@ def _parsed(parse: Any, line: str, where: str) -> Any:
         raise TraceFormatError(f"{where} is not a line a step records: {_show(line)}") from None
 
 
-#: the action kinds whose ``arg`` is text: a real client's request (JSON) and an append's error name
-TEXT_ARGS = frozenset({"Receive", "CompleteAppend"})
+#: the action kinds whose ``arg`` is text: a real client's request (JSON), an append's or a batch flush's error name,
+#: and the picks of a Choose ("1", "0.2": harness/event_loop.py)
+TEXT_ARGS = frozenset({"Receive", "CompleteAppend", "FlushBatch", "Choose"})
 
 
 def action_from_json(value: Any, where: str) -> Action:
     """An action from its JSON: a known kind, a client from -1 (none) to CLIENT_MAX, an argument of the kind's type
-    (text for Receive and CompleteAppend, else an integer ≥ 0)."""
+    (text for Receive, CompleteAppend, FlushBatch and Choose, else an integer ≥ 0)."""
     obj = _object(value, where)
     kind = _str(obj, "kind", where)
     if kind not in KINDS:

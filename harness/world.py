@@ -24,6 +24,7 @@ from core.trace import Step, Trace
 from core.types import NO_GENERATION, Errors
 from harness.calls import MEMO_KINDS, Call, CallMemo, memo_step, own_coordinator
 from harness.client_versions import CRASHED, GONE, client_version_for
+from harness.event_loop import Branch, batched, commit, flush, hash_order_choices, keyed_timers, log_keys, parse_picks
 from harness.clients import CLIENT_KINDS, Client, ClientConfig, client_configs, client_kinds
 from harness.external import WireRequest, admits_unenumerable
 from harness.messages import Request, Response
@@ -31,7 +32,7 @@ from harness.network import Network
 from harness.scope import Scope
 from impl import CoordinatorConfig
 from impl.mutants import coordinator_class
-from impl.profiles import get_profile
+from impl.profiles import profile_info
 
 LOADED, UNLOADED, LOADING = "LOADED", "UNLOADED", "LOADING"   # the group partition, see the module doc
 APPEND_ERRORS = ("NOT_LEADER_OR_FOLLOWER", "REQUEST_TIMED_OUT")   # offered when scope.faults
@@ -77,8 +78,14 @@ class World:
     def __init__(self, profile: str = "3.9", scope: Scope | None = None, clients: int | Sequence[str] = 3,
                  seed: int = 0, record: bool = True, mutant: str | None = None) -> None:
         self.coordinator_class = coordinator_class(mutant)   # UnknownMutantError lists the known ones
-        self.profile = get_profile(profile)          # UnknownProfileError lists the known profiles
+        self.profile = profile_info(profile)         # UnknownProfileError lists the known profiles
         self.scope = scope if scope is not None else Scope()
+        # the 4.x event loop's choices (harness/event_loop.py), by release fact
+        self.batched = batched(self.profile.name) and self.scope.append_mode == "deferred"
+        self.keyed_timers = keyed_timers(self.profile.name)
+        self.choosy = hash_order_choices(self.profile.name)
+        self.branch: Branch | None = None     # the choice points the last step met (Choose re-runs it)
+        self._state_cache: tuple[int, tuple[Any, ...]] = (-1, ())   # (version, to_state()) of a world with choices
         self.kinds = client_kinds(clients)
         self.seed, self.record, self.mutant = seed, record, mutant
         self.group_id = self.scope.group_id
@@ -86,6 +93,9 @@ class World:
         self.coord = self.coordinator_class(CoordinatorConfig(
             profile=self.profile.name, append_mode=self.scope.append_mode, **self.scope.coordinator_overrides()),
             record_events=record)
+        # the class that runs this profile: GroupCoordinator builds a sibling runtime for some (impl/profiles.py),
+        # whose from_state restores it
+        self.coordinator_class = type(self.coord)
         self.net = Network()
         self.clients: list[Client] = [CLIENT_KINDS[k](c, 0) for k, c in zip(self.kinds, self.configs, strict=True)]
         self.partition = LOADED
@@ -188,7 +198,9 @@ class World:
                 keys.append(("AdvanceToNextDeadline", -1, 0))
             keys.extend(("AdvanceClock", -1, ms) for ms in scope.advance_ms
                         if scope.max_time_ms is None or now + ms <= scope.max_time_ms)
-        if coord.pending_appends():
+        if self.batched:
+            keys.extend(log_keys(coord, scope.faults))
+        elif coord.pending_appends():
             keys.append(("CompleteAppend", -1, "NONE"))
             if scope.faults:
                 keys.extend(("CompleteAppend", -1, e) for e in APPEND_ERRORS)
@@ -199,13 +211,16 @@ class World:
                     keys.append(("Restart", i, 1))    # with the other assignor list (Scope.assignor_upgrades)
         if scope.unload:
             keys.append(("UnloadGroup" if self.partition == LOADED else "LoadGroup", -1, 0))
+        if self.branch is not None:
+            keys.extend(("Choose", -1, picks) for picks in self.branch.alternatives())
         return keys
 
     def _next_deadline_target(self, now: int) -> int | None:
         """The time AdvanceToNextDeadline moves to: just past the earliest coordinator deadline
         (MockTimer fires deadline < now), or a timed client's next heartbeat, whichever is first."""
         deadline = self.coord.next_deadline()
-        target = None if deadline is None else deadline + 1
+        # 4.x tasks expire when the clock reaches the deadline; the Scala MockTimer fires strictly after it
+        target = None if deadline is None else deadline if self.keyed_timers else deadline + 1
         if self.scope.timed:
             for client in self.clients:
                 due = client.heartbeat_due_ms()
@@ -238,7 +253,9 @@ class World:
         if self.record:
             self.coord.events.clear()     # only what happens inside this step goes into its Step
         handler = _HANDLERS[action.kind]
-        if not self.touched_coordinator:
+        if self.choosy:
+            self._step_with_choices(action, handler)
+        elif not self.touched_coordinator:
             handler(self, action)
         elif (self.call_memo is not None and self._fresh_coord_state is not None and action.kind in MEMO_KINDS
               and "external" not in self.kinds and not (self.scope.timed and action.kind == "AdvanceToNextDeadline")):
@@ -249,6 +266,30 @@ class World:
         self._version += 1
         if self.record:
             self._record(action)
+
+    def _step_with_choices(self, action: Action, handler: Callable[["World", Action], None]) -> None:
+        """A step of a world whose coordinator has choice points: remember the world before it, so that a
+        ``Choose`` can run it again with other picks (harness/event_loop.py); no call memo."""
+        self._fresh_coord_state = None
+        if action.kind == "Choose":
+            branch = self.branch
+            assert branch is not None
+            picks = tuple(parse_picks(action.arg))
+            self._apply_state(branch.before)
+            self.coord.force_choices(list(picks))
+            self.coord.take_choices()
+            redo = _action(branch.action)
+            _HANDLERS[redo.kind](self, redo)
+            before, key = branch.before, branch.action
+        else:
+            picks, key = (), (action.kind, action.client, action.arg)
+            before = self._core_state() if self.touched_coordinator else ()
+            self.coord.take_choices()
+            handler(self, action)
+        met = self.coord.take_choices() if self.touched_coordinator or action.kind == "Choose" else []
+        options = tuple(len(p.options) for p in met)
+        branch_ = Branch(before, key, picks, options)
+        self.branch = branch_ if met and branch_.alternatives() else None
 
     @staticmethod
     def calls_coordinator(action: Action) -> bool:
@@ -340,6 +381,17 @@ class World:
         assert target is not None
         self.coord.advance_time(target - self.coord.now_ms)
 
+    def _flush_batch(self, a: Action) -> None:
+        flush(self.coord, str(a.arg))
+        self._drain()
+
+    def _commit_batch(self, a: Action) -> None:
+        commit(self.coord)
+        self._drain()
+
+    def _choose(self, a: Action) -> None:
+        raise AssertionError("Choose is stepped by World._step_with_choices")
+
     def _complete_append(self, a: Action) -> None:
         self.coord.complete_append(None if a.arg == "NONE" else Errors[str(a.arg)])
         self._drain()
@@ -418,11 +470,35 @@ class World:
     # --- snapshots -------------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
         """The world as one nested tuple of plain data (equal worlds give equal tuples)."""
+        if self.choosy and self._state_cache[0] == self._version:
+            return self._state_cache[1]     # a world with choice points reads its state before every step too
         coord_state = self.coordinator_state()
         # external clients hold no state, and a served session opens connections as it goes: leaving them
         # out keeps a step's digest independent of how many connections exist at the time
         modelled = tuple(c.to_state() for c in self.clients if c.kind != "external")
-        return (coord_state, modelled, self.net.to_state(), self.partition)
+        core = (coord_state, modelled, self.net.to_state(), self.partition)
+        if not self.choosy:
+            return core
+        branch = self.branch
+        state = core + (None if branch is None else (branch.before, branch.action, branch.picks, branch.options),)
+        self._state_cache = (self._version, state)
+        return state
+
+    def _core_state(self) -> tuple[Any, ...]:
+        """``to_state`` without the branch a world with choice points carries."""
+        return self.to_state()[:4]
+
+    def _apply_state(self, core: tuple[Any, ...]) -> None:
+        """Put coordinator, clients, network and partition back to ``core`` (a ``_core_state``), rebuilding the
+        coordinator."""
+        coord_state, client_states, net_state, partition = core
+        self.coord = self.coordinator_class.from_state(coord_state, record_events=self.record)
+        self._calls, self._kept, self._spare, self._fresh_coord_state = None, None, None, None
+        modelled = [c for c in self.clients if c.kind != "external"]
+        for client, state in zip(modelled, client_states, strict=True):
+            client.set_state(state)
+        self.net.set_state(net_state)
+        self.partition = partition
 
     def coordinator_state(self) -> tuple[Any, ...]:
         """The coordinator's part of ``to_state`` (no work when it was restored and not called since)."""
@@ -440,7 +516,10 @@ class World:
         ``enabled``: what ``enabled()`` returned in that state, if the caller has it (saves recomputing)."""
         if data is not self._restored[0]:   # explorers restore one node's bytes once per edge: parsed once
             self._restored = (data, pickle.loads(data))   # plain immutable values (tests/test_world_reuse.py)
-        coord_state, client_states, net_state, partition = self._restored[1]
+        coord_state, client_states, net_state, partition = self._restored[1][:4]
+        if self.choosy:
+            kept = self._restored[1][4]
+            self.branch = None if kept is None else Branch(*kept)
         fresh = self._fresh_coord_state
         if not (self.reuse_coordinator and (coord_state is fresh or coord_state == fresh)):
             spare = self._spare
@@ -480,7 +559,8 @@ class World:
 #: reads only ``coord.now_ms`` and changes clients and the network. World.reuse_coordinator relies on this
 #: list; tests/test_world_reuse.py checks it on random walks over every scope option.
 _COORDINATOR_KINDS = frozenset({"DeliverRequest", "FireTimer", "AdvanceClock", "AdvanceToNextDeadline",
-                                "CompleteAppend", "UnloadGroup", "LoadGroup", "Receive"})
+                                "CompleteAppend", "UnloadGroup", "LoadGroup", "Receive", "FlushBatch", "CommitBatch",
+                                "Choose"})
 
 _HANDLERS: dict[str, Callable[[World, Action], None]] = {
     "JoinGroup": World._send, "SyncGroup": World._send, "Heartbeat": World._send,
@@ -489,6 +569,7 @@ _HANDLERS: dict[str, Callable[[World, Action], None]] = {
     "DropRequest": World._drop_request, "DropResponse": World._drop_response,
     "FireTimer": World._fire_timer, "AdvanceClock": World._advance_clock,
     "AdvanceToNextDeadline": World._advance_to_next_deadline, "CompleteAppend": World._complete_append,
+    "FlushBatch": World._flush_batch, "CommitBatch": World._commit_batch, "Choose": World._choose,
     "Crash": World._crash, "Restart": World._restart,
     "UnloadGroup": World._unload_group, "LoadGroup": World._load_group, "Receive": World._receive,
 }

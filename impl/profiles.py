@@ -256,6 +256,43 @@ def sibling_runtime(name: str | Profile) -> type | None:
     return found
 
 
+@dataclass(frozen=True, slots=True)
+class RuntimeProfile:
+    """A release served by a sibling runtime (``SIBLING_RUNTIMES``): what a world and the tables read of it — its
+    name, its states and their names. Its behaviour is the runtime's own code, not switches."""
+
+    name: str
+    description: str
+    previous_states: Mapping[GroupState, frozenset[GroupState]]
+    state_names: Mapping[GroupState, str] = field(default_factory=dict)
+
+    def state_name(self, state: GroupState) -> str:
+        return self.state_names.get(state, state.value)
+
+    @property
+    def states(self) -> tuple[GroupState, ...]:
+        return tuple(s for s in GroupState if s in self.previous_states)
+
+
+#: Kafka 4.1.1's classic groups (impl/java_gc): ClassicGroupState's valid previous states are the 0.10.1+ column
+#: (ClassicGroupState.java@4.1.1:112-116).
+PROFILE_4_1 = RuntimeProfile("4.1", "Kafka 4.1.1: classic groups in the Java group coordinator (impl/java_gc)",
+                             PREVIOUS_STATES_0_10_1)
+RUNTIME_PROFILES: Mapping[str, RuntimeProfile] = MappingProxyType({PROFILE_4_1.name: PROFILE_4_1})
+
+
+def profile_info(name: str | Profile) -> Profile | RuntimeProfile:
+    """The profile called ``name``, or the sibling runtime's description of it (``RUNTIME_PROFILES``); an unknown
+    name raises UnknownProfileError listing every known one."""
+    if isinstance(name, str) and name in RUNTIME_PROFILES:
+        return RUNTIME_PROFILES[name]
+    try:
+        return get_profile(name)
+    except UnknownProfileError:
+        known = ", ".join(sorted(set(PROFILES) | set(RUNTIME_PROFILES)))
+        raise UnknownProfileError(f"unknown profile {name!r}; known profiles: {known}.") from None
+
+
 def get_profile(name: str | Profile) -> Profile:
     """The profile called ``name``; an unknown name raises UnknownProfileError listing the known ones."""
     if isinstance(name, Profile):

@@ -15,7 +15,8 @@ from rich.table import Table
 from explore.coverage import NOT_REACHED, CoverageReport
 from harness.excuses import unexcused
 from impl.mutants import all_mutants, get_mutant
-from impl.profiles import PROFILES, get_profile
+from impl.profiles import PROFILES, RUNTIME_PROFILES, profile_info
+from model.releases import release
 from kgc.findings_cmd import Reproduction, rel, reproduce_all
 from kgc.gate import GateResult, PhaseResult, run_gate
 from kgc.hints import replay_hint, shown_path
@@ -72,7 +73,8 @@ def _profiles(args: argparse.Namespace) -> list[str]:
         if name not in known:
             raise CheckUsageError(f"--unexcuse {name}: not a documented finding the gate checks; the gate checks "
                                   f"{', '.join(sorted(known))}.")
-    wanted = [get_profile(args.profile).name] if args.profile else sorted(PROFILES)
+    # 4.1 (a sibling runtime) is gated by its runtime rules until the model judges it (kgc/gate.py _runtime_gate)
+    wanted = [profile_info(args.profile).name] if args.profile else sorted(set(PROFILES) | set(RUNTIME_PROFILES))
     if args.mutant is None:
         return wanted
     mutant = get_mutant(args.mutant)
@@ -220,7 +222,8 @@ def _run_profiles(args: argparse.Namespace, profiles: list[str], console: Consol
     """Each profile's run; ``on_done(profile, result)`` as each one ends. Profiles are independent and each run's
     counts derive from its budget share alone, so running them on ``--workers`` processes changes the wall time,
     not one byte."""
-    budget = args.budget / len(profiles)   # the budget is shared by the profiles
+    # the budget is shared by the profiles the catalog judges; a runtime-rules-only one takes a share like theirs
+    budget = args.budget / max(1, sum(release(p).runnable for p in profiles))
     unexcuse = tuple(args.unexcuse)
     workers = min(getattr(args, "workers", 1), len(profiles))
     how = f"on {workers} processes" if workers > 1 else "in one process"

@@ -18,7 +18,8 @@ from harness.replay import ReplayDivergence, replay
 from harness.scenarios import SCENARIOS, ScenarioError, UnknownScenarioError, get_scenario, run_scenario
 from impl.mutants import UnknownMutantError
 from kgc import check_cmd, conform_cmd, explore_cmd, findings_cmd, graph_cmd, properties_cmd, prove_cmd, serve_cmd
-from impl.profiles import PROFILES, Profile, UnknownProfileError, get_profile
+from impl.profiles import PROFILES, RUNTIME_PROFILES, Profile, UnknownProfileError, get_profile
+from model.releases import FACTS, fact
 from impl.static import StaticRules
 from kgc.hints import replay_hint
 from kgc.interrupts import Interrupted, interruptible
@@ -144,6 +145,8 @@ def _cmd_profiles(console: Console) -> int:
     table = Table("profile", "release", header_style="bold")
     for p in PROFILES.values():
         table.add_row(p.name, p.description)
+    for r in RUNTIME_PROFILES.values():
+        table.add_row(r.name, f"{r.description}; the world drives it, the model and the catalog do not judge it yet")
     console.print(table)
     profiles = list(PROFILES.values())
     switches = Table(header_style="bold", title="behaviour switches (impl/profiles.py)")
@@ -159,6 +162,13 @@ def _cmd_profiles(console: Console) -> int:
         elif name not in ("name", "description"):
             switches.add_row(name, *(_switch_text(p, getattr(p, name)) for p in profiles))
     console.print(switches)
+    for r in RUNTIME_PROFILES.values():   # a sibling runtime has no switches: the release facts that set it apart
+        facts = Table("fact", "since", "claim", header_style="bold",
+                      title=f"profile {r.name}: release facts of 4.x (model/releases.py)")
+        for f in FACTS.values():
+            if fact(f.name, r.name) and not any(fact(f.name, p) for p in PROFILES):
+                facts.add_row(f.name, f.since, f.claim)
+        console.print(facts)
     return 0
 
 

@@ -19,7 +19,7 @@ from rich.console import Console
 
 from core.trace import Trace, TraceFormatError
 from harness.excuses import unexcused
-from impl.profiles import PROFILES, get_profile
+from impl.profiles import PROFILES, RUNTIME_PROFILES, profile_info
 from kgc.hints import kgc_command
 from kgc.reporting import violation_report, write_reports
 from kgc.runs import actions_of, replay_checked
@@ -174,14 +174,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
 
 def run(args: argparse.Namespace, console: Console) -> int:
     if getattr(args, "findings_command", None) == "record":
-        get_profile(args.record_profile)
+        profile_info(args.record_profile)
         try:
             target = record(args.name, args.record_profile, args.source)
         except LookupError as exc:
             raise FindingsUsageError(str(exc).strip('"')) from None
         console.print(f"recorded {args.name} on {args.record_profile}: {rel(target)}")
         return 0
-    profiles = [get_profile(args.profile).name] if args.profile else list(PROFILES)
+    profiles = [profile_info(args.profile).name] if args.profile else list(PROFILES) + list(RUNTIME_PROFILES)
     rows: list[tuple[str, ...]] = []
     stale = 0
     for f in FINDINGS:

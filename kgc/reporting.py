@@ -16,6 +16,8 @@ from harness.replay import world_for
 from harness.world import World
 from properties.catalog import CATALOG
 from properties.checker_side import unobservable
+from properties.runtime_4x import RULES as RUNTIME_RULES
+from model.releases import release
 from reports.formats import violation_json
 from reports.html import render_html
 from reports.markdown import render_markdown
@@ -30,9 +32,12 @@ def abstract_path(trace: Trace) -> tuple[str, ...]:
 
 
 def _replayed(trace: Trace) -> tuple[tuple[str, ...], dict[int, str]]:
-    """One replay of ``trace``: its abstract path, and what each request a client sent carried (by step index)."""
+    """One replay of ``trace``: its abstract path, and what each request a client sent carried (by step index).
+    A release the model does not judge yet (4.1) has no abstract path: one line says so."""
     world = world_for(trace, record=True)
-    text = _abstract_text(world)
+    judged = release(trace.profile).runnable
+    text = _abstract_text(world) if judged else \
+        f"{NO_IMAGE} the model does not judge profile {trace.profile} yet)"
     lines, last, sent = [f"      {text}"], text, {}
     for step in trace.steps:
         if not world.is_enabled(step.action):
@@ -83,9 +88,10 @@ def _abstract_text(world: World) -> str:
 def violation_report(trace: Trace, violation: Violation, shrunk_by: str = "BFS (shortest)",
                      trace_file: str = "counterexample.json") -> ViolationReport:
     prop = CATALOG.get(violation.property)
-    claim = prop.claim if prop else violation.message
-    source = prop.source if prop else "kgc"
-    kind = prop.kind if prop else "always"
+    rule = next((r for r in RUNTIME_RULES if r.name == violation.property), None)   # a 4.x runtime rule
+    claim = prop.claim if prop else rule.claim if rule else violation.message
+    source = prop.source if prop else rule.source if rule else "kgc"
+    kind = prop.kind if prop else "always_step" if rule else "always"
     trace = replace(trace, violation=violation)
     path, sent = _replayed(trace)
     return ViolationReport(violation.property, claim, source, kind, violation, trace, path, trace_file, shrunk_by,

@@ -13,6 +13,8 @@ from harness.world import World
 from properties.check import Checker
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable, verify_step
 from properties.findings import undocumented
+from properties.runtime_4x import RuntimeRule, checked_step, rules_for
+from model.releases import release
 
 __all__ = ["CheckedRun", "Found", "OBSERVES", "RAISES", "REFINES", "actions_of", "replay_checked", "shrink"]
 
@@ -38,15 +40,25 @@ class CheckedRun:
 
     def __init__(self, world: World, refine: bool = True) -> None:
         self.world = world
+        #: a release the catalog and the model do not judge yet (4.1) is checked by its runtime rules alone
+        #: (properties/runtime_4x.py); None: the catalog and the refinement judge it
+        self.rules: tuple[RuntimeRule, ...] | None = None
+        if not release(world.profile.name).runnable:
+            self.rules = rules_for(world.profile.name)
+            self.violations: list[Violation] = []
+            self.refinement: RefinementChecker | None = None
+            self.raising: Action | None = None
+            self.unobservable = False
+            return
         self.checker = Checker(world)
-        self.violations: list[Violation] = [v for v in self.checker.violations if v.property == OBSERVES]
-        self.refinement: RefinementChecker | None = None
+        self.violations = [v for v in self.checker.violations if v.property == OBSERVES]
+        self.refinement = None
         if refine:
             try:
                 self.refinement = RefinementChecker(world)
             except Exception as exc:   # noqa: BLE001 — the initial state has no abstract image
                 self.violations.append(unobservable("abstracting", exc, -1))
-        self.raising: Action | None = None
+        self.raising = None
         self.unobservable = bool(self.violations)
 
     @property
@@ -55,6 +67,8 @@ class CheckedRun:
 
     def step(self, action: Action) -> list[Violation]:
         world = self.world
+        if self.rules is not None:
+            return self._step_by_rules(action)
         # the state before was abstracted when it was reached (a state that could not be ended the run)
         before = self.refinement.capture(action) if self.refinement else None
         try:
@@ -65,6 +79,16 @@ class CheckedRun:
         if self.refinement is not None and before is not None and not self.over:
             found += verify_step(self.refinement, before, action, len(world.steps) - 1)
         self.unobservable |= any(v.property == OBSERVES for v in found)
+        self.violations.extend(found)
+        return found
+
+    def _step_by_rules(self, action: Action) -> list[Violation]:
+        assert self.rules is not None
+        try:
+            found = [Violation(v.rule, v.step, v.reason) for v in checked_step(self.world, action, self.rules)]
+        except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a finding
+            self.raising = action
+            found = [Violation(RAISES, len(self.world.steps), f"{action} raised {type(exc).__name__}: {exc}")]
         self.violations.extend(found)
         return found
 

@@ -36,6 +36,15 @@ def _created(before: set, after: set, index: int) -> dict:   # type: ignore[type
     return {key: (index, rank) for rank, key in enumerate(sorted(after - before))}
 
 
+def _timer_seqs(coord: object) -> set[int]:
+    """The sequence numbers of the coordinator's timer tasks: the Scala timer's entries, or the 4.x runtime's tasks
+    (scheduled, queued and stale: FireTimer names any of them)."""
+    timer = getattr(coord, "timer", None)
+    if timer is not None:
+        return set(timer.entries)
+    return {t.seq for t in coord.timers()}   # type: ignore[attr-defined]
+
+
 def _taken(run: CheckedRun) -> int:
     """How many actions the run took: its recorded steps, and the step that raised (never recorded)."""
     return len(run.world.steps) + (run.raising is not None)
@@ -65,10 +74,10 @@ def replay_renamed(trace: Trace, actions: Sequence[Action], keep: Sequence[int],
         world = run.world
         if run.over or not world.is_enabled(action):
             return None
-        sent, armed = set(world.net.requests), set(world.coord.timer.entries)
+        sent, armed = set(world.net.requests), _timer_seqs(world.coord)
         found = run.step(action)
         for what, before, after in (("request", sent, set(run.world.net.requests)),
-                                    ("timer", armed, set(run.world.coord.timer.entries))):
+                                    ("timer", armed, _timer_seqs(run.world.coord))):
             for key, name in _created(before, after, k).items():
                 made[name] = key
                 current[(what, key)] = name

@@ -55,6 +55,10 @@ RELEASES: tuple[Release, ...] = (
     Release("2.4.1", "E3", True, "pending members, new-member timeout with the KAFKA-9232 keep-alive predicate"),
     Release("2.7.0", "E4", True, "heartbeatSatisfied liveness, heartbeats answered NONE in CompletingRebalance"),
     Release("3.9", "E5", True, "the last Scala classic coordinator: DelayedSync, timeouts updated on rejoin"),
+    # Kafka 4.1.1: classic groups served by the Java group coordinator (SPEC-4x.md; impl/java_gc). The world drives
+    # it (harness/world.py) but the model, the catalog and the refinement do not judge it yet: not runnable here.
+    Release("4.1", "4x", False, "classic groups in the Java group coordinator: keyed timers, every request a "
+                                "log write, answers held behind uncommitted writes (impl/java_gc)"),
 )
 KNOWN: tuple[str, ...] = tuple(r.name for r in RELEASES)
 RUNNABLE: tuple[str, ...] = tuple(r.name for r in RELEASES if r.runnable)
@@ -232,6 +236,72 @@ _FACTS: tuple[Fact, ...] = (
          "A request whose group.instance.id maps to no member is answered UNKNOWN_MEMBER_ID (validateCurrentMember; "
          "2.x judges the member id alone).",
          "SPEC.md §3.1 J5b step 4, §3.4 [3.x]"),
+    # -- Kafka 4.x: the Java group coordinator serving classic groups (SPEC-4x.md R1-R16, checked against 4.1.1 in
+    #    bench/results/spec-4x-check-2026-11-27.md). 4.0.0 is the first release whose brokers serve classic groups
+    #    with it by default; R9 and R10 read the same at 4.0.0 (GroupMetadataManager.java@4.0.0:4474-4479,
+    #    5755-5763) as at 4.1.1.
+    Fact("keyed-timers", "4.0.0",
+         "Timers are keyed per offsets partition: scheduling a key replaces the task under it, an expired task only "
+         "queues an event, and an event whose key was replaced or cancelled meanwhile is dropped; a task expires "
+         "once the clock reaches its deadline (not strictly after it, as the Scala MockTimer).",
+         "SPEC.md §4.1-4.3 (purgatory) vs SPEC-4x.md R1, R13; CoordinatorRuntime.java@4.1.1:356-425"),
+    Fact("batched-log-writes", "4.0.0",
+         "Every classic request and timer runs as a write event: its records join the partition's open batch, "
+         "which is flushed (or fails, reverting the batch and failing every write in it) and later committed; "
+         "a new group is written at its first JoinGroup and reverted if that batch fails.",
+         "SPEC.md §5.2 (deferred appends) vs SPEC-4x.md R2, R5; CoordinatorRuntime.java@4.1.1:779-854, 948-1086; "
+         "GroupMetadataManager.java@4.1.1:6156-6177"),
+    Fact("write-timeout", "4.0.0",
+         "A write event not completed within offsets.commit.timeout.ms is answered COORDINATOR_NOT_AVAILABLE "
+         "(REQUEST_TIMED_OUT mapped), without reverting or removing its records.",
+         "SPEC.md §3.2 (no timeout on Join/Heartbeat) vs SPEC-4x.md R2; CoordinatorRuntime.java@4.1.1:1146-1166, "
+         "1412-1419; CoordinatorOperationExceptionHelper.java@4.1.1"),
+    Fact("answers-wait-for-commit", "4.0.0",
+         "Heartbeat, LeaveGroup and OffsetCommit answers, and the SyncGroups the leader's assignment write answers, "
+         "are sent only once every earlier write of the partition is committed; JoinGroup and SyncGroup answers "
+         "completed inside the operation, and thrown errors, are sent at once.",
+         "SPEC.md §5 (answers under the group lock) vs SPEC-4x.md R3 as corrected; CoordinatorRuntime.java@4.1.1:"
+         "922-932, 1421-1423; GroupCoordinatorService.java@4.1.1:873-937"),
+    Fact("describe-reads-committed-creation", "4.0.0",
+         "DescribeGroups finds a group only once its creation is committed (then reads its live fields); an unknown "
+         "group is Dead, with GROUP_ID_NOT_FOUND from DescribeGroups v6.",
+         "SPEC.md §3.9 (live state) vs SPEC-4x.md R4, R16; GroupMetadataManager.java@4.1.1:737-790, 1078-1088"),
+    Fact("sync-while-loading-load-in-progress", "4.0.0",
+         "A SyncGroup to a loading partition is answered COORDINATOR_LOAD_IN_PROGRESS (3.x: REBALANCE_IN_PROGRESS, "
+         "for older clients).",
+         "SPEC.md §3.0 vs SPEC-4x.md R6; CoordinatorRuntime.java@4.1.1:2149-2167"),
+    Fact("session-timeout-checked-before-partition", "4.0.0",
+         "JoinGroup's session-timeout range is checked by the service before the partition's NOT_COORDINATOR / "
+         "COORDINATOR_LOAD_IN_PROGRESS checks.",
+         "SPEC.md §3.0, §3.1 vs SPEC-4x.md R7; GroupCoordinatorService.java@4.1.1:851-871"),
+    Fact("store-timeout-not-available", "4.0.0",
+         "The leader's assignment write failing with REQUEST_TIMED_OUT answers COORDINATOR_NOT_AVAILABLE (3.x: "
+         "REBALANCE_IN_PROGRESS); NOT_ENOUGH_REPLICAS_AFTER_APPEND passes through.",
+         "SPEC.md §3.2 store-error mapping vs SPEC-4x.md R8; GroupMetadataManager.java@4.1.1:7498-7517"),
+    Fact("stable-sync-keeps-session-timer", "4.0.0",
+         "A SyncGroup in Stable answers the member's assignment without rescheduling its session timer.",
+         "SPEC.md §3.2 step 6 vs SPEC-4x.md R9; GroupMetadataManager.java@4.1.1:7415-7424, @4.0.0:5755-5763"),
+    Fact("max-size-refusal-skips-join-check", "4.0.0",
+         "A JoinGroup refused with GROUP_MAX_SIZE_REACHED removes the member without checking whether the join "
+         "phase can now complete.",
+         "SPEC.md §3.1 J4 vs SPEC-4x.md R10; GroupMetadataManager.java@4.1.1:6134-6139, @4.0.0:4474-4479"),
+    Fact("hash-order-choices", "4.0.0",
+         "A protocol tie and the pick of a new leader follow Java HashMap order over protocol names and random "
+         "member ids: nondeterministic choices (3.x: the first voting member's order).",
+         "SPEC.md §3.6 vs SPEC-4x.md R11; ClassicGroup.java@4.1.1:488-538, 1006-1026"),
+    Fact("static-replacement-is-a-new-member", "4.0.0",
+         "A static restart builds a new member object, never new (isNew false), instead of re-keying the old one.",
+         "SPEC.md §3.1 J5a step 4 vs SPEC-4x.md R12; ClassicGroup.java@4.1.1:549-597"),
+    Fact("join-group-v0-v1-removed", "4.0.0",
+         "Brokers no longer accept JoinGroup v0-v1 (KIP-896).",
+         "SPEC.md §7 vs SPEC-4x.md R14; JoinGroupRequest.json@4.0.0"),
+    Fact("join-group-v0-v1-restored", "4.0.1",
+         "JoinGroup v0-v1 are accepted again (KAFKA-19444).",
+         "SPEC.md §7 vs SPEC-4x.md R14; JoinGroupRequest.json@4.0.1"),
+    Fact("commit-to-missing-group-not-found", "4.0.0",
+         "An OffsetCommit v9+ with a generation >= 0 to a missing group is answered GROUP_ID_NOT_FOUND (older "
+         "versions: ILLEGAL_GENERATION).",
+         "SPEC.md §3.5 vs SPEC-4x.md R15; OffsetMetadataManager.java@4.1.1:456-479"),
     # -- the Java consumer that talks to the release (SPEC.md §7) ------------------------------------------
     Fact("client-join-group-v4", "2.2.0",
          "The consumer sends JoinGroup v4+ (require a known member id: MEMBER_ID_REQUIRED is stored and "

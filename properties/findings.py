@@ -15,7 +15,7 @@ from pathlib import Path
 from core.events import IllegalState
 from core.trace import Step, Violation
 from harness.excuses import excused
-from model.releases import all_of, everywhere, get_fact, profiles_where, unless, when
+from model.releases import KNOWN, all_of, everywhere, get_fact, profiles_where, unless, when
 from properties.catalog import CATALOG, Property, for_profile
 
 #: where each gate-enforced finding keeps, per profile, the counterexample the tool found for it (with its
@@ -110,6 +110,33 @@ FINDINGS: tuple[Finding, ...] = (
         "staticMemberLeaveWithIllegalStateAsPendingMember). Only a client that forges identities reaches it (the "
         "gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
         "instance_id_with_a_pending_member_id_throws"),
+    Finding(
+        "sync-in-stable-keeps-the-session-timer",
+        profiles_where(when("stable-sync-keeps-session-timer"), among=KNOWN),
+        ("sync-in-stable-extends-the-session",),
+        "Kafka 4.x answers a SyncGroup that finds the group Stable with the member's stored assignment and leaves its "
+        "session timer as the join completion scheduled it (GroupMetadataManager.java@4.1.1:7415-7424, the same at "
+        "4.0.0:5755-5763); 3.x reschedules it there (SPEC.md §3.2, GroupCoordinator.scala@3.9.1:643). A member whose "
+        "SyncGroup arrives after the leader's and that sends nothing else is expired a session after the join "
+        "completed, not after its sync (SPEC-4x.md R9, found by reading; no ticket). The world's own Java consumers "
+        "reach it: a follower's SyncGroup delivered after the leader's. A runtime rule of 4.1 "
+        "(properties/runtime_4x.py), checked where the runtime is, not a catalog property: the catalog does not "
+        "judge 4.1 yet.",
+        "test_4_1_sync_in_stable_keeps_the_session_timer"),
+    Finding(
+        "max-size-refusal-leaves-the-join-waiting",
+        profiles_where(when("max-size-refusal-skips-join-check"), among=KNOWN),
+        ("max-size-refusal-completes-the-join",),
+        "Kafka 4.x refuses a JoinGroup at group.max.size by removing the member and answering "
+        "GROUP_MAX_SIZE_REACHED "
+        "without checking whether the join phase can complete (GroupMetadataManager.java@4.1.1:6134-6139, 4.0.0:"
+        "4474-4479); 3.x checks after every JoinGroup (GroupCoordinator.scala@3.9.1:194-196, 228-231). When the "
+        "refused "
+        "member was the last one the rebalance waited for — a pending member (KIP-394) refused in a non-initial "
+        "PreparingRebalance, or a group loaded over capacity — the join completes only at the rebalance timeout "
+        "(SPEC-4x.md R10, found by reading; bench/results/spec-4x-check-2026-11-27.md widened it to pending members). "
+        "The world's Java consumers reach it with group.max.size 2 (kgc/gate.py MAX_SIZE_WALKS).",
+        "test_4_1_max_size_refusal_leaves_the_join_waiting"),
     Finding(
         "leave-of-a-pending-member-id-ignores-its-instance-id", profiles_where(when("validate-current-member")),
         ("fenced-instance-id-never-succeeds",),

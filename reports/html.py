@@ -51,6 +51,10 @@ def _arrows(trace: Trace) -> list[tuple[str, str, str, bool]]:
             out.append(("timer", "coordinator", f"task {a.arg} expires", bad))
         elif a.kind == "CompleteAppend":
             out.append(("log", "coordinator", f"append {a.arg}", bad))
+        elif a.kind == "FlushBatch":
+            out.append(("log", "coordinator", f"batch flushed {a.arg}", bad))
+        elif a.kind == "CommitBatch":
+            out.append(("log", "coordinator", "batch committed", bad))
         elif a.kind in ("AdvanceClock", "AdvanceToNextDeadline"):
             out.append(("timer", "timer", f"clock {format_ms(step.time_ms)}", bad))
         for response in step.response_lines:

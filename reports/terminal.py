@@ -56,6 +56,9 @@ def describe_action(step: Step, apis: dict[tuple[int, object], str] | None = Non
         "AdvanceToNextDeadline": "clock to next deadline",
         "FireTimer": f"timer fires task {a.arg}",
         "CompleteAppend": f"log append completes ({a.arg})",
+        "FlushBatch": "log writes the open batch" if a.arg == "NONE" else f"log fails the open batch ({a.arg})",
+        "CommitBatch": "high watermark passes the oldest written batch",
+        "Choose": f"the last step again, choice points picking {a.arg}",
         "Crash": f"{c} crashes", "Restart": f"{c} restarts",
         "UnloadGroup": "partition unloaded", "LoadGroup": "partition loaded",
     }

@@ -102,6 +102,10 @@ def mermaid(trace: Trace) -> str:
             lines.append(f"    timer->>coord: task {a.arg} expires")
         elif a.kind == "CompleteAppend":
             lines.append(f"    log-->>coord: append {a.arg}")
+        elif a.kind == "FlushBatch":
+            lines.append(f"    log-->>coord: batch flushed {a.arg}")
+        elif a.kind == "CommitBatch":
+            lines.append("    log-->>coord: batch committed")
         elif a.kind in ("Crash", "Restart"):
             lines.append(f"    Note over {who}: {a.kind.lower()}")
         elif a.kind in ("AdvanceClock", "AdvanceToNextDeadline"):

@@ -25,6 +25,7 @@ from harness.world import World
 from impl.coordinator import GroupCoordinator
 from impl.group import GroupMetadata, MemberMetadata
 from impl.mutants import MUTANTS, Mutant, all_mutants
+from model.releases import RUNNABLE
 from kgc.cli import main
 from properties.catalog import CATALOG, Property
 from properties.check import check_world_step
@@ -179,7 +180,7 @@ NEW_PROFILES = ("2.4.1", "2.7.0")
 SLOW_HERE = {("static-member-removed-at-join-completion", "3.9")}
 MUTANT_CASES = [pytest.param(m.name, p, id=f"{m.name}-{p}",
                              marks=[pytest.mark.slow] if p in NEW_PROFILES or (m.name, p) in SLOW_HERE else [])
-                for m in all_mutants() for p in m.profiles]
+                for m in all_mutants() for p in m.profiles if p in RUNNABLE]
 
 
 @pytest.mark.parametrize("mutant,profile", MUTANT_CASES)

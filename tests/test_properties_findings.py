@@ -10,6 +10,7 @@ from core.events import HeartbeatCompletedAtBirth, IllegalState, MemberAdded, Me
 from harness.scenarios import BY_NAME
 from properties.catalog import CATALOG, for_profile
 from properties.findings import AFTER_ILLEGAL_STATE, FINDINGS
+from properties.runtime_4x import RULES
 from properties.observation import delivered_key
 from properties.checker_side import OBSERVES, RAISES, REFINES
 from tests.test_finding_stale_join import test_the_stale_delayed_join_completes_the_reloaded_members_heartbeat_ops as stale_join_completes_reloaded_heartbeats  # noqa: E501, F401 (named by the finding)
@@ -27,13 +28,16 @@ from tests.property_runs import TWO_STABLE, WITNESS_SCRIPTS, run, run_script, sc
 UNLOAD = dataclasses.replace(SCOPE, unload=True)
 #: properties the checker itself owns (properties/checker_side.py), which a finding may break too
 CHECKER_SIDE = (REFINES, OBSERVES, RAISES)
+#: the Kafka 4.x runtime's rules (properties/runtime_4x.py), which a 4.1 finding breaks where the catalog does not judge
+RUNTIME_RULES = tuple(r.name for r in RULES)
 
 
 def test_every_finding_names_catalog_properties_and_its_test() -> None:
     names = set(globals())
     for f in FINDINGS:
         assert f.summary and f.profiles
-        assert all(p in CATALOG or p in CHECKER_SIDE or p.startswith("seed ") for p in f.properties), f.properties
+        assert all(p in CATALOG or p in CHECKER_SIDE or p in RUNTIME_RULES or p.startswith("seed ")
+                   for p in f.properties), f.properties
         assert all(t.strip() in names for t in f.shown_by.split(" and ")), f.shown_by
     assert {p for p, _ in AFTER_ILLEGAL_STATE} <= {p for f in FINDINGS for p in f.properties}
 
@@ -158,3 +162,52 @@ def test_3_9_new_member_is_removed_by_its_five_minute_op_while_parked() -> None:
     member = before.group.member(gone)  # type: ignore[union-attr]
     assert member is not None and member.is_new and member.awaiting_join is not None
     assert removal.time_ms == added + 300000 + 1   # the 5-minute op, fired at deadline + 1 (deadline < now)
+
+
+def test_4_1_sync_in_stable_keeps_the_session_timer() -> None:
+    """R9: a follower's SyncGroup that finds the group Stable is answered NONE and its session timer keeps the
+    deadline the join completion gave it; the rule that states 3.x's reschedule is silent while the finding is
+    excused and reports exactly that step once it is not (walk seed 9 of the calm scope, 3 Java consumers)."""
+    import random
+
+    from harness.excuses import unexcused
+    from harness.scope import Scope
+    from harness.world import World
+    from properties.runtime_4x import checked_walk, R9_FINDING
+    calm = Scope(append_mode="deferred", commits=True, leaves=False, group_initial_rebalance_delay_ms=0,
+                 session_timeout_ms=(6000, 9000, 12000), advance_ms=(1000, 4000))
+
+    def walk() -> list:   # type: ignore[type-arg]
+        world = World("4.1", calm, seed=9)
+        rng = random.Random(9)
+        return checked_walk(world, 300, lambda enabled: enabled[rng.randrange(len(enabled))])
+    assert walk() == []
+    with unexcused([R9_FINDING]):
+        found = walk()
+    assert [v.rule for v in found] == ["sync-in-stable-extends-the-session"]
+    assert "in Stable answered NONE" in found[0].reason and "without rescheduling its session timer" in found[0].reason
+
+
+def test_4_1_max_size_refusal_leaves_the_join_waiting() -> None:
+    """R10: with group.max.size 2 and three Java consumers, a pending member refused GROUP_MAX_SIZE_REACHED in a
+    non-initial PreparingRebalance was the last one the join waited for: every member awaits the join, yet the join
+    timer stays armed (3.x completes the join at once). Walk seed 1 of the gate's max-size walk."""
+    import random
+
+    from harness.excuses import unexcused
+    from harness.world import World
+    from kgc.gate import MAX_SIZE_WALKS, walk_configs
+    from properties.runtime_4x import R10_FINDING, checked_walk
+    scope, clients = MAX_SIZE_WALKS["max-size"]
+    assert ("max-size", scope, clients) in walk_configs("4.1") and ("max-size", scope, clients) not in \
+        walk_configs("3.9")
+
+    def walk() -> list:   # type: ignore[type-arg]
+        world = World("4.1", scope, clients=clients, seed=1)
+        rng = random.Random(1)
+        return checked_walk(world, 400, lambda enabled: enabled[rng.randrange(len(enabled))])
+    assert walk() == []
+    with unexcused([R10_FINDING]):
+        found = walk()
+    assert [v.rule for v in found] == ["max-size-refusal-completes-the-join"]
+    assert "GROUP_MAX_SIZE_REACHED" in found[0].reason and "waits for its timer" in found[0].reason

@@ -19,10 +19,11 @@ REPO = Path(__file__).resolve().parent.parent
 
 # -- the release table ---------------------------------------------------------------------------------------
 def test_releases_are_in_version_order_and_the_runnable_ones_are_impl_profiles() -> None:
-    assert KNOWN == ("0.10.0", "2.4.1", "2.7.0", "3.9")
+    assert KNOWN == ("0.10.0", "2.4.1", "2.7.0", "3.9", "4.1")
     assert [version(n) for n in KNOWN] == sorted(version(n) for n in KNOWN)
     assert RUNNABLE == ("0.10.0", "2.4.1", "2.7.0", "3.9") == tuple(sorted(IMPL_PROFILES, key=version))
-    assert [r.era for r in RELEASES] == ["E0", "E3", "E4", "E5"]   # SPEC.md §0 eras
+    assert [r.era for r in RELEASES] == ["E0", "E3", "E4", "E5", "4x"]   # SPEC.md §0 eras, SPEC-4x.md
+    assert not release("4.1").runnable     # the world drives it; the model and the catalog do not judge it yet
 
 
 def test_version_reads_dotted_release_numbers() -> None:
@@ -47,7 +48,7 @@ def test_predicates_and_profiles_where() -> None:
     assert profiles_where(when("delayed-sync")) == ("3.9",)
     assert profiles_where(unless("delayed-sync")) == ("0.10.0", "2.4.1", "2.7.0")
     assert profiles_where(everywhere) == RUNNABLE
-    assert profiles_where(when("pending-members"), among=reversed(KNOWN)) == ("2.4.1", "2.7.0", "3.9")
+    assert profiles_where(when("pending-members"), among=reversed(KNOWN)) == ("2.4.1", "2.7.0", "3.9", "4.1")
     assert profiles_where(all_of(when("pending-members"), unless("heartbeat-satisfied-flag")), among=KNOWN) \
         == ("2.4.1",)
     with pytest.raises(UnknownFactError, match="unknown release fact 'pending-member'"):
@@ -65,50 +66,73 @@ def test_every_fact_cites_spec_and_names_a_readable_release() -> None:
 
 
 # -- each fact on each known release, against SPEC.md -----------------------------------------------------------
-#: fact -> (since, on 0.10.0, 2.4.1, 2.7.0, 3.9, where SPEC.md says so). 2.4.1/2.7.0 follow DESIGN.md §3's table.
+#: fact -> (since, on 0.10.0, 2.4.1, 2.7.0, 3.9, 4.1, where SPEC.md / SPEC-4x.md says so). 2.4.1/2.7.0 follow
+#: DESIGN.md §3's table; 4.1 has every earlier fact (a later one may refine it: sync-while-loading-load-in-progress
+#: replaces loading-checked-first's SyncGroup answer) and the 4.x ones of SPEC-4x.md.
 EXPECTED: dict[str, tuple[str, tuple[bool, bool, bool, bool], str]] = {
-    "commit-is-liveness": ("0.10.0", (True, True, True, True), "§3.5 KAFKA-3470 (0.10.0)"),
-    "empty-state": ("0.10.1", (False, True, True, True), "§1.1 Empty added 0.10.1, KAFKA-2720; §1.2 columns"),
-    "rebalance-timeout": ("0.10.1", (False, True, True, True), "§4.9 0.10.1+ rebalanceTimeoutMs; 0.9 session"),
-    "heartbeat-resets-in-preparing-rebalance": ("0.10.1", (False, True, True, True), "§3.3 0.9.0 vs 0.10.1 column"),
-    "parked-sync-keeps-timer": ("0.10.1", (False, True, True, True), "§3.2 step 5 (2.4.0) parks only"),
-    "initial-delayed-join": ("0.11.0", (False, True, True, True), "§4.5 KAFKA-4925, 0.11.0.0"),
-    "empty-group-needs-protocols": ("1.0.0", (False, True, True, True), "§3.6 KAFKA-6005, 1.0.0"),
-    "loading-checked-first": ("2.0.0", (False, True, True, True), "§3.0 before 2.0 the order was opposite"),
-    "removal-completes-heartbeat": ("2.1.0", (False, True, True, True), "§4.4 step 1 [2.1.0+ KAFKA-7196]"),
-    "new-member-timeout": ("2.1.1", (False, True, True, True), "§2 isNew 2.1.1/2.2.0 (KAFKA-7610)"),
-    "pending-members": ("2.2.0", (False, True, True, True), "§4.7 KIP-394, 2.2.0"),
-    "no-generation-is-minus-one": ("2.2.0", (False, True, True, True), "§3.1 'it was 0 before 2.2'"),
-    "removal-answers-parked-join": ("2.2.0", (False, True, True, True), "§3.4 removeMemberAndUpdateGroup [2.2.0+]"),
-    "dead-group-not-available": ("2.3.0", (False, True, True, True),
+    "commit-is-liveness": ("0.10.0", (True, True, True, True, True), "§3.5 KAFKA-3470 (0.10.0)"),
+    "empty-state": ("0.10.1", (False, True, True, True, True), "§1.1 Empty added 0.10.1, KAFKA-2720; §1.2 columns"),
+    "rebalance-timeout": ("0.10.1", (False, True, True, True, True), "§4.9 0.10.1+ rebalanceTimeoutMs; 0.9 session"),
+    "heartbeat-resets-in-preparing-rebalance": ("0.10.1", (False, True, True, True, True),
+                                                "§3.3 0.9.0 vs 0.10.1 column"),
+    "parked-sync-keeps-timer": ("0.10.1", (False, True, True, True, True), "§3.2 step 5 (2.4.0) parks only"),
+    "initial-delayed-join": ("0.11.0", (False, True, True, True, True), "§4.5 KAFKA-4925, 0.11.0.0"),
+    "empty-group-needs-protocols": ("1.0.0", (False, True, True, True, True), "§3.6 KAFKA-6005, 1.0.0"),
+    "loading-checked-first": ("2.0.0", (False, True, True, True, True), "§3.0 before 2.0 the order was opposite"),
+    "removal-completes-heartbeat": ("2.1.0", (False, True, True, True, True), "§4.4 step 1 [2.1.0+ KAFKA-7196]"),
+    "new-member-timeout": ("2.1.1", (False, True, True, True, True), "§2 isNew 2.1.1/2.2.0 (KAFKA-7610)"),
+    "pending-members": ("2.2.0", (False, True, True, True, True), "§4.7 KIP-394, 2.2.0"),
+    "no-generation-is-minus-one": ("2.2.0", (False, True, True, True, True), "§3.1 'it was 0 before 2.2'"),
+    "removal-answers-parked-join": ("2.2.0", (False, True, True, True, True),
+                                    "§3.4 removeMemberAndUpdateGroup [2.2.0+]"),
+    "dead-group-not-available": ("2.3.0", (False, True, True, True, True),
                                  "§3.0 KAFKA-8386 (2.3.0); ≤ 2.2 UNKNOWN_MEMBER_ID"),
-    "heartbeat-op-looks-up-member": ("2.3.1", (False, True, True, True), "§2 note: KAFKA-8896 (2.3.1/2.4.0)"),
-    "group-max-size": ("2.2.0", (False, True, True, True), "§0 group.max.size (2.2.0+), §3.1 J4 2.2–2.5"),
-    "batch-leave-group": ("2.4.0", (False, True, True, True), "§3.4 2.4.0+ (LeaveGroup v3, KAFKA-8221)"),
-    "new-member-checked-first": ("2.4.1", (False, True, True, True), "§2 table: 2.4.1 row (KAFKA-9232), 2.5.0+ row"),
-    "missing-member-completes-heartbeat": ("2.5.0", (False, False, True, True), "§2 note: '2.5+: not found counts'"),
-    "join-response-protocol-type": ("2.5.0", (False, False, True, True), "§3.1 'protocol type from 2.5'; §3.2 4"),
-    "accept-joining-member": ("2.6.0", (False, False, True, True), "§3.1 J4 2.6.0+ (KAFKA-9885)"),
-    "heartbeat-checks-member-first": ("2.3.0", (False, True, True, True), "§3.3 'In 0.9–2.2 the state was first'"),
-    "commit-checks-member-first": ("2.4.0", (False, True, True, True), "§3.5 KAFKA-8487 moved it in 2.4.0"),
-    "heartbeat-satisfied-flag": ("2.5.0", (False, False, True, True), "§2 predicates: 2.5.0+ KAFKA-9752"),
-    "heartbeat-in-completing-rebalance": ("2.6.1", (False, False, True, True), "§3.3 2.6.1/2.7.0+ KAFKA-10134"),
-    "delayed-sync": ("2.8.1", (False, False, False, True), "§4.8 KAFKA-12890; 2.8.1 and 3.0.0+"),
-    "rejoin-updates-timeouts": ("3.3.2", (False, False, False, True), "§2 sessionTimeoutMs 3.3.2/3.4.0 KAFKA-14009"),
-    "static-membership": ("2.3.0", (False, True, True, True), "§2 groupInstanceId 2.3.0 (KIP-345)"),
-    "static-rejoin-rebalances-in-completing-rebalance": ("2.5.0", (False, False, True, True),
+    "heartbeat-op-looks-up-member": ("2.3.1", (False, True, True, True, True), "§2 note: KAFKA-8896 (2.3.1/2.4.0)"),
+    "group-max-size": ("2.2.0", (False, True, True, True, True), "§0 group.max.size (2.2.0+), §3.1 J4 2.2–2.5"),
+    "batch-leave-group": ("2.4.0", (False, True, True, True, True), "§3.4 2.4.0+ (LeaveGroup v3, KAFKA-8221)"),
+    "new-member-checked-first": ("2.4.1", (False, True, True, True, True),
+                                 "§2 table: 2.4.1 row (KAFKA-9232), 2.5.0+ row"),
+    "missing-member-completes-heartbeat": ("2.5.0", (False, False, True, True, True),
+                                           "§2 note: '2.5+: not found counts'"),
+    "join-response-protocol-type": ("2.5.0", (False, False, True, True, True), "§3.1 'protocol type from 2.5'; §3.2 4"),
+    "accept-joining-member": ("2.6.0", (False, False, True, True, True), "§3.1 J4 2.6.0+ (KAFKA-9885)"),
+    "heartbeat-checks-member-first": ("2.3.0", (False, True, True, True, True),
+                                      "§3.3 'In 0.9–2.2 the state was first'"),
+    "commit-checks-member-first": ("2.4.0", (False, True, True, True, True), "§3.5 KAFKA-8487 moved it in 2.4.0"),
+    "heartbeat-satisfied-flag": ("2.5.0", (False, False, True, True, True), "§2 predicates: 2.5.0+ KAFKA-9752"),
+    "heartbeat-in-completing-rebalance": ("2.6.1", (False, False, True, True, True), "§3.3 2.6.1/2.7.0+ KAFKA-10134"),
+    "delayed-sync": ("2.8.1", (False, False, False, True, True), "§4.8 KAFKA-12890; 2.8.1 and 3.0.0+"),
+    "rejoin-updates-timeouts": ("3.3.2", (False, False, False, True, True),
+                                "§2 sessionTimeoutMs 3.3.2/3.4.0 KAFKA-14009"),
+    "static-membership": ("2.3.0", (False, True, True, True, True), "§2 groupInstanceId 2.3.0 (KIP-345)"),
+    "static-rejoin-rebalances-in-completing-rebalance": ("2.5.0", (False, False, True, True, True),
                                                          "§3.1 J5a 4: CompletingRebalance 2.5.0+ (KAFKA-9801)"),
-    "static-rejoin-persisted-in-stable": ("2.6.1", (False, False, True, True),
+    "static-rejoin-persisted-in-stable": ("2.6.1", (False, False, True, True, True),
                                           "§3.1 J5a 4: Stable 2.6.1/2.7.0+ (KAFKA-10284)"),
-    "validate-current-member": ("3.0.0", (False, False, False, True), "§3.1 J5b 4 and §3.4 tag it 3.x"),
-    "static-rejoin-skips-assignment": ("3.2.0", (False, False, False, True),
+    "validate-current-member": ("3.0.0", (False, False, False, True, True), "§3.1 J5b 4 and §3.4 tag it 3.x"),
+    "static-rejoin-skips-assignment": ("3.2.0", (False, False, False, True, True),
                                        "§3.1 J5a 4 [3.2+, KIP-814], Corrections 1"),
-    "group-remove-drops-static-mapping": ("2.8.0", (False, False, False, True),
+    "group-remove-drops-static-mapping": ("2.8.0", (False, False, False, True, True),
                                           "§3.1 J4 silent; GroupCoordinator.scala 2.4.1/2.7.0, commit 6d411620ddb"),
-    "group-remove-drops-pending": ("3.0.0", (False, False, False, True), "§3.1 J4 '(also clears pending)' [3.x]"),
-    "client-join-group-v4": ("2.2.0", (False, True, True, True), "§7 MEMBER_ID_REQUIRED (KIP-394)"),
-    "client-generation-guard": ("2.6.0", (False, False, True, True), "§7 2.6+ (KAFKA-9823)"),
-    "client-keeps-member-id": ("3.2.0", (False, False, False, True), "§7 3.2+ (KAFKA-13419)"),
+    "group-remove-drops-pending": ("3.0.0", (False, False, False, True, True), "§3.1 J4 '(also clears pending)' [3.x]"),
+    "client-join-group-v4": ("2.2.0", (False, True, True, True, True), "§7 MEMBER_ID_REQUIRED (KIP-394)"),
+    "client-generation-guard": ("2.6.0", (False, False, True, True, True), "§7 2.6+ (KAFKA-9823)"),
+    "client-keeps-member-id": ("3.2.0", (False, False, False, True, True), "§7 3.2+ (KAFKA-13419)"),
+    "keyed-timers": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R1, R13"),
+    "batched-log-writes": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R2, R5"),
+    "write-timeout": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R2"),
+    "answers-wait-for-commit": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R3 (corrected)"),
+    "describe-reads-committed-creation": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R4, R16"),
+    "sync-while-loading-load-in-progress": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R6"),
+    "session-timeout-checked-before-partition": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R7"),
+    "store-timeout-not-available": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R8"),
+    "stable-sync-keeps-session-timer": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R9"),
+    "max-size-refusal-skips-join-check": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R10"),
+    "hash-order-choices": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R11"),
+    "static-replacement-is-a-new-member": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R12"),
+    "join-group-v0-v1-removed": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R14 (4.0.0)"),
+    "join-group-v0-v1-restored": ("4.0.1", (False, False, False, False, True), "SPEC-4x.md R14 (KAFKA-19444)"),
+    "commit-to-missing-group-not-found": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R15"),
 }
 
 

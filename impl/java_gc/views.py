@@ -111,6 +111,12 @@ class ViewsMixin(JavaBase):
                                           group.generation_id if group is not None else -1, kind))
         return out
 
+    def batches(self) -> list[tuple[int, bool, int]]:
+        """Per led partition, by index: (index, an open batch holds writes, written batches awaiting the high
+        watermark) — what the world may flush or commit next; changes nothing."""
+        return [(i, self.partitions[i].log.open is not None, len(self.partitions[i].log.written))
+                for i in sorted(self.partitions)]
+
     # -- snapshots ----------------------------------------------------------------------------------
     def to_state(self) -> tuple[Any, ...]:
         from impl.java_gc.snapshot import coordinator_to_state

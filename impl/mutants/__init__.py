@@ -10,7 +10,7 @@ A mutant stands for a real mistake someone could make in the coordinator; the ga
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from impl.coordinator import GroupCoordinator
 
@@ -18,14 +18,14 @@ from impl.coordinator import GroupCoordinator
 @dataclass(frozen=True, slots=True)
 class Mutant:
     name: str                         # kebab-case, never changes once published
-    cls: type[GroupCoordinator]
+    cls: type[Any]                    # GroupCoordinator, or a sibling runtime's class (profile 4.1)
     mistake: str                      # the real mistake it stands for, one sentence
     catches: tuple[str, ...]          # catalog properties that must report it
     profiles: tuple[str, ...]         # releases whose code has the seam it breaks and the gate must kill it on
 
 
 MUTANTS: dict[str, Mutant] = {}
-C = TypeVar("C", bound=type[GroupCoordinator])
+C = TypeVar("C", bound=type)
 
 
 class UnknownMutantError(ValueError):
@@ -58,7 +58,7 @@ def get_mutant(name: str) -> Mutant:
                                  f"{len(MUTANTS)} known ones.") from None
 
 
-def coordinator_class(name: str | None) -> type[GroupCoordinator]:
+def coordinator_class(name: str | None) -> type[Any]:
     """The coordinator class of a mutant, or the reference for None."""
     return GroupCoordinator if name is None else get_mutant(name).cls
 
@@ -69,7 +69,7 @@ def all_mutants() -> list[Mutant]:
 
 
 def _load() -> None:
-    from impl.mutants import answer_bugs, bugs, guard_bugs, static_bugs  # noqa: F401  (registers the mutants)
+    from impl.mutants import answer_bugs, bugs, guard_bugs, runtime_bugs, static_bugs  # noqa: F401  (registers the mutants)
 
 
 __all__ = ["MUTANTS", "Mutant", "UnknownMutantError", "all_mutants", "coordinator_class", "get_mutant", "mutant"]

@@ -1,0 +1,54 @@
+"""Seeded bugs in Kafka 4.x's runtime seams (profile 4.1, impl/java_gc): a keyed timer not replaced, an answer
+released before the earlier writes commit, a write timeout answered with 3.9's store error. Each is caught by the
+runtime rule it names (properties/runtime_4x.py) on the 4.1 walks (tests/test_runtime_4x.py)."""
+from __future__ import annotations
+
+from core.types import Errors
+from impl.java_gc.base import Partition, Result
+from impl.java_gc.coordinator import JavaGroupCoordinator
+from impl.java_gc.log import Write
+from impl.java_gc.timers import Op, TimerTask
+from impl.mutants import mutant
+from impl.results import ResponseFuture
+
+RUNTIME_RELEASES = ("4.1",)
+
+
+@mutant("timer-not-replaced-on-reschedule", catches="timers-are-keyed",
+        mistake="rescheduling a key adds a task beside the old one instead of replacing it, so a member's old "
+                "session timer still fires after a heartbeat rescheduled it (R1)",
+        profiles=RUNTIME_RELEASES)
+class TimerNotReplaced(JavaGroupCoordinator):
+    def _schedule(self, group_id: str, key: str, delay_ms: int, op: Op) -> None:
+        timer = self._partition(group_id).timer
+        old = timer.tasks.get(key)
+        if old is not None and not old.expired:
+            timer.unkeyed[old.seq] = TimerTask(old.seq, None, old.deadline_ms, old.op)   # kept, under no key
+        super()._schedule(group_id, key, delay_ms, op)
+
+
+@mutant("answer-before-commit", catches="held-answers-wait-for-earlier-writes",
+        mistake="a write without records completes at once instead of waiting for the partition's earlier writes "
+                "to commit, so a Heartbeat is answered on state that a failed batch may still revert (R3)",
+        profiles=RUNTIME_RELEASES)
+class AnswerBeforeCommit(JavaGroupCoordinator):
+    def _append(self, part: Partition, api: str, future: ResponseFuture | None, result: Result) -> None:
+        if result.has_record or result.callback is not None:
+            super()._append(part, api, future, result)
+            return
+        self._finish_write(Write(self._seq(), part.index, api, future, result.response), None)
+
+
+@mutant("write-timeout-as-rebalance-in-progress", catches="write-timeout-answers-coordinator-not-available",
+        mistake="a write that times out is answered REBALANCE_IN_PROGRESS, 3.9's mapping of a timed-out store, "
+                "instead of COORDINATOR_NOT_AVAILABLE (R2, R8)",
+        profiles=RUNTIME_RELEASES)
+class WriteTimeoutAsRebalance(JavaGroupCoordinator):
+    def _run_timer_event(self, part: Partition, task: TimerTask) -> None:
+        if task.op[0] == "write-timeout":
+            write = part.log.writes.get(int(task.op[1]))
+            if write is not None:
+                write.timeout_seq = None
+                self._finish_write(write, Errors.REBALANCE_IN_PROGRESS)
+            return
+        super()._run_timer_event(part, task)

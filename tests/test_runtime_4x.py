@@ -1,0 +1,93 @@
+"""Kafka 4.x's runtime rules (properties/runtime_4x.py) on 4.1 walks: the reference keeps them on every step of the
+gate's walk scopes, each rule is exercised there, and each seeded mutant of the runtime's seams
+(impl/mutants/runtime_bugs.py) is caught by the rule it names."""
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from harness.scope import Scope
+from harness.world import World
+from impl.mutants import all_mutants, get_mutant
+from properties.runtime_4x import RULES, before, checked_walk, rules_for
+
+SCOPES = {
+    "calm": Scope(append_mode="deferred", commits=True, leaves=False, group_initial_rebalance_delay_ms=0,
+                  session_timeout_ms=(6000, 9000, 12000), advance_ms=(1000, 4000)),
+    "faults": Scope(append_mode="deferred", faults=True, commits=True, crashes=True, unload=True,
+                    group_initial_rebalance_delay_ms=0, session_timeout_ms=(6000, 10000), advance_ms=(1000, 5000)),
+    "churn": Scope(commits=True, advance_ms=(1000, 3000)),
+}
+CLIENTS = (3, ("java", "java", "adversarial"))
+RUNTIME_MUTANTS = [m for m in all_mutants() if m.cls.__module__ == "impl.mutants.runtime_bugs"]
+
+
+def _pick(rng: random.Random):   # type: ignore[no-untyped-def]
+    return lambda enabled: enabled[rng.randrange(len(enabled))]
+
+
+def test_the_rules_apply_by_release_fact() -> None:
+    assert [r.name for r in rules_for("4.1")] == [r.name for r in RULES]
+    assert rules_for("3.9") == ()
+
+
+@pytest.mark.parametrize("scope", sorted(SCOPES))
+def test_the_reference_keeps_every_rule_on_every_step(scope: str) -> None:
+    for seed in range(4):
+        for clients in CLIENTS:
+            world = World("4.1", SCOPES[scope], clients=clients, seed=seed)
+            assert checked_walk(world, 300, _pick(random.Random(seed))) == []
+
+
+def test_each_rule_is_exercised_by_the_reference_walks() -> None:
+    """Non-vacuity: a Heartbeat delivered behind an uncommitted write, a write timeout run, and no keyless task."""
+    behind = timeouts = 0
+    for seed in range(4):
+        world = World("4.1", SCOPES["calm"], seed=seed)
+        rng = random.Random(seed)
+        for _ in range(300):
+            enabled = world.enabled()
+            action = enabled[rng.randrange(len(enabled))]
+            seen = before(world)
+            delivered = world.net.requests.get((action.client, action.arg)) if action.kind == "DeliverRequest" \
+                else None
+            world.step(action)
+            behind += bool(seen.uncommitted and delivered is not None and delivered.api == "Heartbeat")
+            timeouts += any(k == "write-timeout" and live for _key, k, live in world.coord.fired[seen.fired:])
+    assert behind and timeouts
+
+
+def test_the_runtime_mutants_are_listed_with_their_rules() -> None:
+    assert {m.name for m in RUNTIME_MUTANTS} == {"timer-not-replaced-on-reschedule", "answer-before-commit",
+                                                 "write-timeout-as-rebalance-in-progress"}
+    for m in RUNTIME_MUTANTS:
+        assert m.profiles == ("4.1",) and set(m.catches) <= {r.name for r in RULES}
+
+
+@pytest.mark.parametrize("name", sorted(m.name for m in RUNTIME_MUTANTS))
+def test_each_runtime_mutant_is_caught_by_the_rule_it_names(name: str) -> None:
+    m = get_mutant(name)
+    for seed in range(20):
+        for scope in ("calm", "faults"):
+            world = World("4.1", SCOPES[scope], seed=seed, mutant=name)
+            found = checked_walk(world, 300, _pick(random.Random(seed)))
+            if found:
+                assert found[0].rule in m.catches, found
+                return
+    pytest.fail(f"mutant {name} was not caught in 40 walks")
+
+
+def test_the_gate_on_4_1_is_its_rule_checked_walks_and_passes_on_the_reference(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from kgc.cli import main
+    from kgc.gate import run_gate
+    result = run_gate("4.1", None, 30.0)
+    assert result.passed and [p.name for p in result.phases] == ["walks"] and result.coverage is None
+    assert result.phases[0].runs > 0 and result.phases[0].steps > 0
+    assert result.properties == tuple(r.name for r in RULES)
+    assert main(["check", "--profile", "4.1", "--budget", "15", "--out", str(tmp_path)]) == 0
+    run = json.loads((tmp_path / "4.1" / "run.json").read_text())
+    assert run["passed"] and run["properties_checked"] == [r.name for r in RULES]
+    assert 'failures="0"' in (tmp_path / "4.1" / "junit.xml").read_text()

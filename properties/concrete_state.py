@@ -122,10 +122,29 @@ def stable_has_members(obs: Observation) -> Witness | None:
         if not fact("empty-state", obs.profile) and g.state is S and g.generation_id == 0 and not g.members:
             continue   # E0: a fresh group is Stable before anyone joined
         common = sorted(n for n, c in g.supported_protocols if c == len(g.members))
+        if g.members and g.protocol_name not in common and static_restart_without_the_protocol(obs, g):
+            continue
         if not g.members or g.protocol_name not in common:
             return {"group": g.incarnation, "state": g.state.value, "generation": g.generation_id,
                     "members": sorted(g.member_ids), "protocol": g.protocol_name, "common_protocols": common}
     return None
+
+
+#: the documented finding (properties/findings.py) of a static restart answered at once before KAFKA-10284
+STATIC_RESTART_PROTOCOL = "static-restart-keeps-a-protocol-it-does-not-support"
+
+
+def static_restart_without_the_protocol(obs: Observation, g: GroupObs) -> bool:
+    """The finding static-restart-keeps-a-protocol-it-does-not-support: 2.3.0–2.6.0 answer a static restart in Stable
+    (and, before 2.5.0, in CompletingRebalance) at once with the group's protocol, after updateMember stored whatever
+    protocols it brought (GroupCoordinator.scala 2.4.1 lines 205-234); the JoinGroup's protocol check only asks that
+    some protocol be common to the request and the *other* members. Exactly that: every member lacking the group's
+    protocol is static."""
+    if not excused(STATIC_RESTART_PROTOCOL) or not fact("static-membership", obs.profile) \
+            or fact("static-rejoin-persisted-in-stable", obs.profile):
+        return False
+    lacking = [m for m in g.members if g.protocol_name not in m.protocols]
+    return bool(lacking) and all(m.group_instance_id is not None for m in lacking)
 
 
 def unwatched_static_excused(obs: Observation, member: object) -> bool:

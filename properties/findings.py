@@ -187,6 +187,19 @@ FINDINGS: tuple[Finding, ...] = (
         "static scope's sweep once it reached Stable.",
         "failed_static_store_of_a_departed_member_throws"),
     Finding(
+        "static-restart-keeps-a-protocol-it-does-not-support",
+        profiles_where(all_of(when("static-membership"), unless("static-rejoin-persisted-in-stable"))),
+        ("stable-or-completing-group-has-members-and-a-common-protocol",),
+        "Before KAFKA-9801 (2.5.0) in CompletingRebalance and before KAFKA-10284 (2.6.1) in Stable, a static member's "
+        "restart (member id \"\", known group.instance.id) is answered at once with the current generation and the "
+        "group's protocol, after updateMember stored the protocols it brought (GroupCoordinator.scala 2.4.1 lines "
+        "205-234). The JoinGroup's protocol check only asks for a protocol common to the request and the other "
+        "members, so a consumer restarted with another assignor list (a rolling bounce that changes "
+        "partition.assignment.strategy) stays in a group whose selected protocol it does not support, until the next "
+        "rebalance. Found by the gate's static walk once restarts could change the assignor list (Scope."
+        "assignor_upgrades).",
+        "static_restart_keeps_a_protocol_it_does_not_support", fixed_by="static-rejoin-persisted-in-stable"),
+    Finding(
         "unload-leaves-a-static-restarts-join-parked", profiles_where(when("static-rejoin-persisted-in-stable")),
         ("unload-answers-every-parked-request-not-coordinator", "parked-request-belongs-to-a-current-member",
          "join-response-carries-the-group-generation-and-leader", "fresh-heartbeat-not-completed-by-its-own-watch"),

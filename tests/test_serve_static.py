@@ -8,6 +8,8 @@ reference on 127.0.0.1 (servers stopped, consumers waited for or killed by pid).
 """
 from __future__ import annotations
 
+from harness.excuses import unexcused
+
 import subprocess
 import sys
 import time
@@ -161,15 +163,18 @@ def test_real_static_consumers_restart_and_are_judged(lib: str, profile: str) ->
     assert {"JoinGroup/static-new", "JoinGroup/static-rejoin"} <= _labelled_kinds(session)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "finding (2.4.1, Kafka's own behaviour): before KAFKA-10284 (2.6.1) a static restart in Stable is answered at "
-    "once whatever its metadata (GroupCoordinator.scala 2.4.1 lines 219-234), so one that offers only a protocol the "
-    "group did not select leaves a Stable group whose members share no protocol with it; the catalog's "
-    "stable-or-completing-group-has-members-and-a-common-protocol says so. No gate client sends such a restart yet "
-    "(clients that change their metadata: issue 27 item 5(c)); to be recorded as a documented finding then"))
-def test_2_4_1_a_static_restart_that_changes_the_protocol_keeps_a_common_protocol() -> None:
-    s = LiveSession("2.4.1", checked=CheckedRun)
-    joined = _static_group(s, protocols=[("range", b"r"), ("roundrobin", b"x")])
-    follower = next(c for c, r in joined.items() if r.leader_id != r.member_id)
-    _join(s, follower, f"i{follower}", protocols=[("roundrobin", b"x")])
-    assert s.violations == [], [v.property for v in s.violations]
+def test_2_4_1_a_static_restart_that_drops_the_group_protocol_is_the_documented_finding() -> None:
+    """Before KAFKA-10284 (2.6.1) a static restart in Stable is answered at once whatever its metadata
+    (GroupCoordinator.scala 2.4.1 lines 205-234), so one that offers only a protocol the group did not select leaves a
+    Stable group whose member does not support its protocol: the documented finding
+    static-restart-keeps-a-protocol-it-does-not-support, reported with its excuse off."""
+    def restart(unexcuse: list[str]) -> LiveSession:
+        with unexcused(unexcuse):
+            s = LiveSession("2.4.1", checked=CheckedRun)
+            joined = _static_group(s, protocols=[("range", b"r"), ("roundrobin", b"x")])
+            follower = next(c for c, r in joined.items() if r.leader_id != r.member_id)
+            _join(s, follower, f"i{follower}", protocols=[("roundrobin", b"x")])
+        return s
+    assert restart([]).violations == []
+    assert [v.property for v in restart(["static-restart-keeps-a-protocol-it-does-not-support"]).violations] == [
+        "stable-or-completing-group-has-members-and-a-common-protocol"]

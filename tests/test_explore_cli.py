@@ -62,5 +62,5 @@ def test_resume_of_a_directory_without_a_checkpoint_is_one_sentence(tmp_path: Pa
                                 f"one with --out {tmp_path}).\n"
     (tmp_path / "checkpoint.json").write_text('{"format": "something else"}')
     code, _out, err = _explore(capsys, "--resume", str(tmp_path))
-    assert code == 2 and err.startswith(f"kgc: error: the checkpoint in {tmp_path} cannot be read") and \
+    assert code == 2 and err.startswith(f"kgc: error: the checkpoint in {tmp_path} is damaged") and \
         len(err.splitlines()) == 1

@@ -2,6 +2,7 @@
 mixins (joining, rebalance, syncing, members, runtime) call across."""
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Hashable
 
@@ -60,7 +61,7 @@ def sync_key(group_id: str) -> str:
     return f"sync-{group_id}"                     # GMM.classicGroupSyncKey
 
 
-class JavaBase:
+class JavaBase(ABC):
     """Fields of the Java coordinator and the small helpers every part uses."""
 
     config: CoordinatorConfig
@@ -126,62 +127,79 @@ class JavaBase:
     # -- cross-part hooks (declared here, defined by the mixins) ---------------------------------------
     _created: list[str]
 
+    @abstractmethod
     def prepare_rebalance(self, group: ClassicGroup) -> Result:
-        raise NotImplementedError
+        """prepareRebalance: PreparingRebalance with a join timer (rebalance.py)."""
 
+    @abstractmethod
     def maybe_prepare_rebalance_or_complete_join(self, group: ClassicGroup) -> Result:
-        raise NotImplementedError
+        """Rebalance if the state allows it, else re-check the join phase (rebalance.py)."""
 
+    @abstractmethod
     def maybe_complete_join_phase(self, group: ClassicGroup) -> Result:
-        raise NotImplementedError
+        """Complete the join phase when every member has joined (rebalance.py)."""
 
+    @abstractmethod
     def complete_join(self, group: ClassicGroup) -> Result:
-        raise NotImplementedError
+        """onCompleteJoin: the next generation and the join answers (rebalance.py)."""
 
+    @abstractmethod
     def remove_member_and_update_group(self, group: ClassicGroup, member: ClassicGroupMember) -> Result:
-        raise NotImplementedError
+        """Remove a member, then rebalance or re-check the join phase (rebalance.py)."""
 
+    @abstractmethod
     def remove_pending_member_and_update_group(self, group: ClassicGroup, member_id: str) -> Result:
-        raise NotImplementedError
+        """Drop a pending member id and re-check the join phase (rebalance.py)."""
 
+    @abstractmethod
     def reset_and_propagate_assignment_with_error(self, group: ClassicGroup, error: Errors) -> None:
-        raise NotImplementedError
+        """Answer every parked SyncGroup with ``error`` (syncing.py)."""
 
+    @abstractmethod
     def _finish_write(self, write: Write, error: Errors | None) -> None:
-        raise NotImplementedError
+        """A write's end: committed, failed or timed out (runtime.py)."""
 
+    @abstractmethod
     def _flush(self, part: Partition, error: Errors | None) -> None:
-        raise NotImplementedError
+        """Write the partition's open batch, or fail it with ``error`` (runtime.py)."""
 
     offsets_commit_timeout_ms: int
 
+    @abstractmethod
     def _due(self) -> list[Any]:
-        raise NotImplementedError
+        """Timer events the loop can run now (coordinator.py)."""
 
+    @abstractmethod
     def update_static_member_then_rebalance_or_complete_join(
             self, req: "JoinRequest", group: ClassicGroup, old_member_id: str, new_member_id: str,
             future: ResponseFuture) -> Result:
-        raise NotImplementedError
+        """A static replacement: store it or rebalance (static.py)."""
 
+    @abstractmethod
     def on_assignment_appended(self, group: ClassicGroup, generation_id: int, assignment: dict[str, bytes],
                                error: Errors | None) -> None:
-        raise NotImplementedError
+        """The leader's assignment write ended (syncing.py)."""
 
+    @abstractmethod
     def on_static_member_appended(self, write_future: ResponseFuture | None, callback: tuple[object, ...],
                                   error: Errors | None) -> None:
-        raise NotImplementedError
+        """A static replacement's write ended (static.py)."""
 
+    @abstractmethod
     def on_heartbeat_timer(self, group_id: str, member_id: str) -> Result:
-        raise NotImplementedError
+        """A member's session timer fired (timer callbacks)."""
 
+    @abstractmethod
     def on_join_timer(self, group_id: str) -> Result:
-        raise NotImplementedError
+        """The join timer fired (timer callbacks)."""
 
+    @abstractmethod
     def on_initial_join_timer(self, group_id: str, delay_ms: int, remaining_ms: int) -> Result:
-        raise NotImplementedError
+        """The initial-delay join timer fired (timer callbacks)."""
 
+    @abstractmethod
     def on_sync_timer(self, group_id: str) -> Result:
-        raise NotImplementedError
+        """The pending-sync timer fired (timer callbacks)."""
 
 
 def join_error(member_id: str, error: Errors) -> JoinGroupResult:

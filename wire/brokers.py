@@ -18,14 +18,13 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 import weakref
 from pathlib import Path
-from wire.tansu import free_port
+from wire.tansu import free_port, stop_pid
 from wire.tansu_probe import ProbeClosed, api_versions
 
 NOIDA_PACKAGE = "noida-db==0.2.3"
@@ -38,17 +37,6 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 
 class BrokerUnavailable(RuntimeError):
     """A broker kgc cannot start here; the message is one sentence saying what is wrong and how to fix it."""
-
-
-def stop_pid(popen: subprocess.Popen[bytes], grace_s: float) -> int:
-    """SIGTERM the process by its pid, SIGKILL it after ``grace_s``; its exit status (reaped)."""
-    if popen.poll() is None:
-        os.kill(popen.pid, signal.SIGTERM)
-        try:
-            return popen.wait(timeout=grace_s)
-        except subprocess.TimeoutExpired:
-            os.kill(popen.pid, signal.SIGKILL)
-    return popen.wait()
 
 
 class BrokerProcess:

@@ -90,7 +90,7 @@ def broker_argv(binary: Path, port: int, extra_args: Sequence[str] = ()) -> list
             "--storage-engine", "memory://tansu/", *extra_args]
 
 
-def _stop(popen: subprocess.Popen[bytes], grace_s: float) -> int:
+def stop_pid(popen: subprocess.Popen[bytes], grace_s: float) -> int:
     """SIGTERM the process by its pid, SIGKILL it after ``grace_s``; its exit status (reaped)."""
     if popen.poll() is None:
         os.kill(popen.pid, signal.SIGTERM)
@@ -151,7 +151,7 @@ class TansuBroker:
         self.pid = self._popen.pid
         self.bootstrap = f"127.0.0.1:{self.port}"
         # a broker the caller forgot to stop is stopped when it is collected or the interpreter exits
-        self._finalizer = weakref.finalize(self, _stop, self._popen, self.stop_grace_s)
+        self._finalizer = weakref.finalize(self, stop_pid, self._popen, self.stop_grace_s)
 
     def _wait_ready(self, last_attempt: bool) -> bool:
         """True once it answers ApiVersions; False if it exited early (port taken?) and may be retried."""
@@ -193,7 +193,7 @@ class TansuBroker:
         """Stop the broker by pid (idempotent); its exit status."""
         if self._popen is not None and self.returncode is None:
             self._forget()
-            self.returncode = _stop(self._popen, self.stop_grace_s)
+            self.returncode = stop_pid(self._popen, self.stop_grace_s)
         return self.returncode
 
     def __enter__(self) -> "TansuBroker":

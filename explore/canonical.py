@@ -22,15 +22,15 @@ With ``ExploreSpec.symmetry`` the fingerprint is of ``symmetric``: the canonical
 among those that exchanging interchangeable clients gives (the section before ``symmetric`` says why that is
 exact once every client sends one client.id, and what it changes).
 
-Worlds whose coordinator is a sibling runtime (profile 4.1, impl/java_gc) are not relabelled at all: their states
-carry the World's choice-point branch (a whole earlier state, and the action it re-runs, whose arg may be a corr)
-and the Java coordinator's own layout (parked futures in members and in pending writes, a future table ordered by
-the key's repr, which a relabelling would reorder). ``canonical`` returns such a state as it is (no reduction,
-still exact: the fingerprint is of the raw state, and ``corr_blind`` leaves its coordinator as it is, so a node's
-route stays a function of its fingerprint), and ``ExploreSpec`` refuses ``symmetry`` there. What relabelling could
-buy is small where it applies: 1.2 % of the states of 3.9 at the gate's scope (3 members, basic, depth 10: 6,698 raw
-states, 6,615 relabelled); tests/test_explore_4_1.py pins that 4.1's states come back unchanged and that equal
-4.1 worlds reached by different paths give equal bytes.
+Worlds with choice points (release fact ``hash-order-choices``: profile 4.1, the Java runtime) are not relabelled:
+their states carry the World's choice-point branch (a whole earlier state, and the action it re-runs, whose arg may
+be a corr) and the Java coordinator's own layout (parked futures in members and in pending writes, a future table
+ordered by the key's repr, which a relabelling would reorder). ``canonical`` returns such a state as it is (no
+reduction, still exact: the fingerprint is of the raw state, and ``corr_blind`` leaves its coordinator as it is, so
+a node's route stays a function of its fingerprint), and ``ExploreSpec`` refuses ``symmetry`` there (by that fact).
+What relabelling could buy is small where it applies: 1.2 % of the states of 3.9 at the gate's scope (3 members,
+basic, depth 10: 6,698 raw states, 6,615 relabelled); tests/test_explore_4_1.py pins that 4.1's states come back
+unchanged and that equal 4.1 worlds reached by different paths give equal bytes.
 
 What is *not* relabelled, and why:
 

@@ -218,3 +218,15 @@ def test_kgc_explore_profile_4_1(tmp_path: Path, capsys: pytest.CaptureFixture[s
     code, _out, err = _explore(capsys, "--profile", "4.1", "--symmetry", "--out", str(tmp_path / "sym"))
     assert code == 2 and err.startswith("kgc: error: symmetry is not available on profile 4.1") and \
         len(err.strip().splitlines()) == 1
+
+
+@pytest.mark.parametrize("mutant", sorted(MUTANT_DEPTHS))
+def test_the_4_1_gates_explore_phase_finds_every_runtime_mutant_by_itself(mutant: str) -> None:
+    """kgc/gate.py runtime_explore_phase at the all-profile default budget (60 s a profile: depth 10, faults 8),
+    whatever the walks found before it: the mutant's property, a shortest (BFS) counterexample."""
+    from kgc.gate import Plan, runtime_explore_phase
+    plan = Plan.for_budget(60.0)
+    phase, found = runtime_explore_phase("4.1", mutant, plan)
+    assert found is not None and found.violation.property in get_mutant(mutant).catches
+    assert found.phase == "explore (BFS shortest)" and len(found.trace.steps) == MUTANT_DEPTHS[mutant]
+    assert phase.runs in (1, 2) and phase.steps > 0

@@ -205,8 +205,8 @@ def _explore(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, 
 
 
 def test_kgc_explore_profile_4_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _explore(capsys, "--profile", "4.1", "--depth", "5", "--scope", "faults", "--out",
-                              str(tmp_path / "ref"))
+    code, out, err = _explore(capsys, "--profile", "4.1", "--depth", "5", "--scope", "faults", "--checkpoint-every",
+                              "0", "--out", str(tmp_path / "ref"))
     assert code == 0, err
     assert "profile 4.1" in out and "runtime rules" in out and "not collected" in out
     saved = json.loads((tmp_path / "ref" / "explore.json").read_text())
@@ -215,6 +215,11 @@ def test_kgc_explore_profile_4_1(tmp_path: Path, capsys: pytest.CaptureFixture[s
                               "timer-not-replaced-on-reschedule", "--out", str(tmp_path / "mut"))
     assert code == 1, err
     assert (tmp_path / "mut" / "timers-are-keyed" / "counterexample.json").is_file()
+    code, _out, err = _explore(capsys, "--resume", str(tmp_path / "ref"), "--depth", "7")
+    assert code == 0, err
+    resumed = json.loads((tmp_path / "ref" / "explore.json").read_text())
+    fresh = bfs(ExploreSpec("4.1", 2, 7, FAULTS))
+    assert (resumed["states"], resumed["edges"], resumed["levels"]) == (fresh.states, fresh.edges, fresh.levels)
     code, _out, err = _explore(capsys, "--profile", "4.1", "--symmetry", "--out", str(tmp_path / "sym"))
     assert code == 2 and err.startswith("kgc: error: symmetry is not available on profile 4.1") and \
         len(err.strip().splitlines()) == 1

@@ -235,3 +235,19 @@ def test_the_4_1_gates_explore_phase_finds_every_runtime_mutant_by_itself(mutant
     assert found is not None and found.violation.property in get_mutant(mutant).catches
     assert found.phase == "explore (BFS shortest)" and len(found.trace.steps) == MUTANT_DEPTHS[mutant]
     assert phase.runs in (1, 2) and phase.steps > 0
+
+
+@pytest.mark.slow
+def test_bfs_finds_r9_by_itself_when_unexcused() -> None:
+    """Two Java consumers without leaves (basic scope): a follower's SyncGroup delivered after the leader's, in Stable,
+    at depth 20 (223,404 states; minutes) — the shortest path to finding sync-in-stable-keeps-the-session-timer.
+    Excused, the same search reports nothing."""
+    spec = ExploreSpec("4.1", 2, 20, replace(get_scope("basic"), leaves=False))
+    with unexcused([R9_FINDING]):
+        result = bfs(spec)
+    assert set(result.violations) == {"sync-in-stable-extends-the-session"}
+    found = result.violations["sync-in-stable-extends-the-session"]
+    assert len(found.path) == 20 and result.states == 223404
+    with unexcused([R9_FINDING]):
+        trace = counterexample(spec, found)
+    assert [s.action.kind for s in trace.steps][-4:] == ["SyncGroup", "DeliverRequest", "SyncGroup", "DeliverRequest"]

@@ -34,6 +34,8 @@ RUNS: dict[str, ExploreSpec] = {
     "faults-3-9": ExploreSpec("4.1", 3, 9, get_scope("faults")),
     "crashes-2-12": ExploreSpec("4.1", 2, 12, get_scope("crashes")),
     "unload-2-12": ExploreSpec("4.1", 2, 12, get_scope("unload")),
+    # no LeaveGroup: R9's shortest counterexample (20 steps) within reach
+    "basic-no-leaves-2-20": ExploreSpec("4.1", 2, 20, replace(get_scope("basic"), leaves=False)),
     # group.max.size 2 with three consumers (the gate's MAX_SIZE_WALKS world: where R10 lives)
     "max-size-3-12": ExploreSpec("4.1", 3, 12, replace(get_scope("basic"), append_mode="deferred", group_max_size=2,
                                                        group_initial_rebalance_delay_ms=0)),

@@ -38,7 +38,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
         "explore", help="explore every ordering of a bounded world (BFS/DFS/PCT, local or Spark)",
         description="Breadth-first (shortest counterexamples), depth-first or PCT-randomised exploration of every "
                     "ordering of joins, syncs, heartbeats, deliveries, timer firings and log appends, with the whole "
-                    "property catalog and refinement checked on every step.",
+                    "property catalog and refinement checked on every step (on a release the model does not judge "
+                    "yet, 4.1: its runtime rules).",
         epilog="Exit status: 0 no violation, 1 a violation (reports under --out), 2 bad usage. "
                "Examples: kgc explore --members 3 --depth 10;  kgc explore --mutant generation-not-bumped --depth 8; "
                "kgc explore --engine spark --master spark://127.0.0.1:7077 --out run1;  kgc explore --resume run1")

@@ -22,6 +22,16 @@ With ``ExploreSpec.symmetry`` the fingerprint is of ``symmetric``: the canonical
 among those that exchanging interchangeable clients gives (the section before ``symmetric`` says why that is
 exact once every client sends one client.id, and what it changes).
 
+Worlds with choice points (release fact ``hash-order-choices``: profile 4.1, the Java runtime) are not relabelled:
+their states carry the World's choice-point branch (a whole earlier state, and the action it re-runs, whose arg may
+be a corr) and the Java coordinator's own layout (parked futures in members and in pending writes, a future table
+ordered by the key's repr, which a relabelling would reorder). ``canonical`` returns such a state as it is (no
+reduction, still exact: the fingerprint is of the raw state, and ``corr_blind`` leaves its coordinator as it is, so
+a node's route stays a function of its fingerprint), and ``ExploreSpec`` refuses ``symmetry`` there (by that fact).
+What relabelling could buy is small where it applies: 1.2 % of the states of 3.9 at the gate's scope (3 members,
+basic, depth 10: 6,698 raw states, 6,615 relabelled); tests/test_explore_4_1.py pins that 4.1's states come back
+unchanged and that equal 4.1 worlds reached by different paths give equal bytes.
+
 What is *not* relabelled, and why:
 
 - member ids ``<client_id>-<counter>`` and the coordinator's op/append sequence numbers come from one
@@ -56,6 +66,7 @@ from harness.world import plain_bytes
 
 # positions in the plain-data snapshots this module reads (harness/world.py, harness/clients.py,
 # harness/messages.py, impl/snapshot.py); tests/test_explore_canonical.py pins them on real states
+_WORLD_LEN = 4        # (coordinator, clients, network, partition); a world with choice points adds its branch
 _CLIENT_LEN, _CLIENT_NEXT_CORR, _CLIENT_INFLIGHT = 10, 7, 8
 _MSG_CLIENT, _MSG_CORR = 1, 2
 _COORD_LEN, _COORD_GROUPS, _COORD_DETACHED, _COORD_OPS = 12, 4, 5, 9
@@ -206,7 +217,10 @@ def _relabelled(state: tuple[Any, ...]) -> tuple[Any, ...]:
 
 def canonical(state: tuple[Any, ...]) -> tuple[Any, ...]:
     """``state`` (``World.to_state()``) with every client's corrs relabelled (see the module doc); a state
-    of another shape is returned unchanged (no reduction, still exact)."""
+    of another shape — a world with choice points, the Java runtime's — is returned unchanged (no reduction, still
+    exact)."""
+    if len(state) != _WORLD_LEN:
+        return state
     try:
         return _relabelled(state)
     except Exception:   # noqa: BLE001 — Layout, or a planted state of any shape: no relabelling is still exact
@@ -280,6 +294,8 @@ def symmetric(state: tuple[Any, ...], classes: Sequence[Sequence[int]]) -> tuple
     """The representative of ``state``'s orbit under exchanges of interchangeable clients, corrs relabelled (see
     the section above); ``classes``: the positions of each class of interchangeable clients (ascending). A state
     of another shape is returned unchanged (no reduction, still exact)."""
+    if len(state) != _WORLD_LEN:
+        return state
     try:
         base = _relabelled(state)
         records = [plain_bytes(c) for c in base[1]]

@@ -9,6 +9,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from explore.rules import BY_CATALOG, BY_RULES, judged_by_rules
 from explore.space import ExploreSpec
 
 
@@ -66,10 +67,23 @@ class ExploreResult:
         for prop, _index, msg in violations:
             merge_found(self.violations, prop, (), msg)
 
+    @property
+    def judged_by(self) -> str:
+        """What judged every edge: the catalog, or a release's runtime rules (explore/rules.py)."""
+        return BY_RULES if judged_by_rules(self.spec.profile) else BY_CATALOG
+
+    @property
+    def coverage_collected(self) -> bool:
+        """False on a release judged by its runtime rules: its coordinator has no abstraction yet."""
+        return not judged_by_rules(self.spec.profile)
+
     def set_coverage(self, states: set, edges: set) -> None:
-        """The abstract states/edges the steps mapped to, and their share of the model graph."""
+        """The abstract states/edges the steps mapped to, and their share of the model graph (none collected on a
+        release the model does not judge: ``coverage_collected``)."""
         from explore.coverage import coverage
         self.abstract_states, self.abstract_edges = len(states), len(edges)
+        if not self.coverage_collected:
+            return
         c = coverage(self.spec, states, edges)
         self.model_states, self.model_edges = c["model_states"], c["model_edges"]
         self.covered_states, self.covered_edges = c["covered_states"], c["covered_edges"]
@@ -91,9 +105,11 @@ class ExploreResult:
             "format": "kgc-explore/1", "engine": self.engine, "search": self.search, "spec": self.spec.to_json(),
             **self.counts(),
             "violation_messages": {k: v.message for k, v in sorted(self.violations.items())},
+            "judged_by": self.judged_by,
             "coverage": {"abstract_states": self.abstract_states, "abstract_edges": self.abstract_edges,
                          "model_states": self.model_states, "model_edges": self.model_edges,
-                         "covered_model_states": self.covered_states, "covered_model_edges": self.covered_edges},
+                         "covered_model_states": self.covered_states, "covered_model_edges": self.covered_edges}
+            if self.coverage_collected else {"collected": False, "why": "the model does not judge this release yet"},
             "seconds": round(self.seconds, 3), "startup_seconds": round(self.startup_seconds, 3),
             "states_per_second": round(self.states_per_second, 1),
             "level_seconds": [round(s, 3) for s in self.level_seconds],

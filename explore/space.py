@@ -62,6 +62,7 @@ from typing import Any, Sequence
 
 from core.actions import Action
 from explore.canonical import canonical, corr_blind, interchangeable, symmetric
+from explore.rules import judged_by_rules, rules_of, step_by_rules
 from explore.spec import ExploreSpec
 from core.events import IllegalState
 from core.trace import Step, Violation
@@ -77,6 +78,7 @@ from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable
 from properties.findings import concrete_properties, excused_after_illegal_state
 from properties.observation import Observation, observe, observe_after, observe_again
 from properties.reads import unchanged_by_equal_calls, unchanged_by_quiet_steps
+from properties.runtime_4x import RuntimeRule
 from explore.verdicts import Entry, Verdicts
 
 __all__ = ["Expander", "Expansion", "ExploreSpec", "OBSERVES", "RAISES", "REFINES", "RESTORING", "fingerprint",
@@ -163,7 +165,9 @@ class Expander:
         self.world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
         self.world.step_digests = False    # a node is fingerprinted anyway; the per-step digest would snapshot twice
         self.world.reuse_coordinator = True   # siblings share the parent's coordinator until a step calls into it
-        props: Sequence[Property] = concrete_properties(spec.profile)
+        #: the runtime's rules when the catalog and the model do not judge the release (explore/rules.py), else None
+        self.rules: tuple[RuntimeRule, ...] | None = rules_of(spec.profile) if judged_by_rules(spec.profile) else None
+        props: Sequence[Property] = concrete_properties(spec.profile) if self.rules is None else ()
         self.checked = tuple(p for p in props if p.kind != "sometimes")
         self.witness_props = tuple(p for p in props if p.kind == "sometimes")
         self.monitors: dict[str, Monitor] = {p.name: p.check() for p in props if p.kind == "eventually_within"}
@@ -196,6 +200,9 @@ class Expander:
         self.root_abstract_states: frozenset[State] = frozenset()
         root: list[Violation] = []
         stage = "observing"
+        if self.rules is not None:   # the rules judge steps, not states; there is no abstract image
+            self.root_violations: list[tuple[str, int, str]] = []
+            return
         try:
             root += initial_violations(self.checked, observe(self.world))
             stage = "abstracting"
@@ -292,7 +299,8 @@ class Expander:
             self._at_node(monitor_states)
             stage = "observing"   # the node was observed and abstracted when the edge into it was checked
             actions = world.enabled()
-            before, abs_before, base = self._read_node()
+            if self.rules is None:
+                before, abs_before, base = self._read_node()
         except Exception as exc:   # noqa: BLE001 — see the module doc
             if node != self.root:   # the root's failure is in root_violations already
                 out.violations.append((OBSERVES, -1, unobservable(stage, exc, -1).message))
@@ -312,7 +320,8 @@ class Expander:
             child_sleep = (frozenset(b for b in (sleeping | set(done)) if independent(action, b))
                            if por else None)
             done.append(action)
-            result = self._step(index, action, before, abs_before, had_error, out, base)
+            result = (self._step(index, action, before, abs_before, had_error, out, base) if self.rules is None
+                      else self._step_by_rules(index, action, had_error, out))
             if result is not None:
                 child = self._node(result[0], result[1], result[3])
                 out.children.append((index, self._key(result[2], result[0], result[1], child), child, child_sleep))
@@ -349,8 +358,9 @@ class Expander:
         had_error = self.load(node)   # a node PCT reached through ``actions`` (which loaded it already)
         world = self.world
         action = world.enabled()[index]
-        result = self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out,
-                            capture(world))
+        result = (self._step_by_rules(index, action, had_error, out) if self.rules is not None else
+                  self._step(index, action, observe(world), abstract(world.coord, world.group_id), had_error, out,
+                             capture(world)))
         if result is None:
             return -1, None, out.violations
         child = self._node(result[0], result[1], result[3])
@@ -391,6 +401,16 @@ class Expander:
             out.violations.append((OBSERVES, index, unobservable(stage, exc, index).message))
             return None
         return world_bytes, error, world_state, monitor_states
+
+    def _step_by_rules(self, index: int, action: Action, had_error: bool, out: Expansion
+                       ) -> tuple[bytes, bool, tuple[Any, ...], tuple[bytes, ...]] | None:
+        """``_step`` for a release judged by its runtime rules (explore/rules.py): no monitors, no coverage."""
+        assert self.rules is not None
+        self._monitor_states = None
+        taken = step_by_rules(self.world, index, action, self.rules,
+                              lambda prop, i, message: out.violations.append((prop, i, message)))
+        self.world.steps.clear()
+        return None if taken is None else (taken[0], had_error, taken[1], ())
 
     def _verdicts(self, before: Observation, step: Step, seen: set[str]
                   ) -> tuple[list[Violation], tuple[bytes, ...] | None, list[str]]:

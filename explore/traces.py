@@ -13,6 +13,7 @@ import dataclasses
 from core.actions import Action
 from core.trace import Trace, Violation
 from explore.result import Found
+from explore.rules import judged_by_rules, rules_of, step_by_rules
 from explore.space import OBSERVES, RAISES, REFINES, RESTORING, ExploreSpec
 from harness.refinement import RefinementChecker
 from harness.world import World
@@ -40,6 +41,8 @@ def actions_along(spec: ExploreSpec, path: tuple[int, ...]) -> list[Action]:
 def counterexample(spec: ExploreSpec, found: Found, name: str = "") -> Trace:
     """The trace of ``found`` (its path re-executed and checked), with the violation attached."""
     world = World(spec.profile, spec.scope, clients=spec.kinds, seed=0, record=True, mutant=spec.mutant)
+    if judged_by_rules(spec.profile):
+        return _by_rules(spec, world, found, name)
     checker = Checker(world)
     try:
         refinement = RefinementChecker(world)
@@ -76,6 +79,29 @@ def counterexample(spec: ExploreSpec, found: Found, name: str = "") -> Trace:
         raise PathDoesNotReproduce(f"path {list(found.path)} does not violate {found.property} when re-executed.")
     trace = world.trace(name or f"explore {found.property}")
     return dataclasses.replace(trace, violation=violation)
+
+
+def _by_rules(spec: ExploreSpec, world: World, found: Found, name: str) -> Trace:
+    """``counterexample`` on a release judged by its runtime rules (explore/rules.py), by the Expander's own step."""
+    rules = rules_of(spec.profile)
+    seen: list[Violation] = []
+    for i, index in enumerate(found.path):
+        action = world.enabled()[index]
+        if i < len(found.path) - 1:
+            world.step(action)
+            continue
+        taken = len(world.steps)
+        step_by_rules(world, i, action, rules,
+                      lambda prop, _i, message, at=taken: seen.append(Violation(prop, at, message)))
+        violation = _matching(found, seen)
+        if len(world.steps) == taken and violation is not None:   # the step raised, or the state before was unread
+            trace = world.trace(name or f"explore {found.property}")
+            return dataclasses.replace(trace, violation=violation,
+                                       meta={**trace.meta, "raising_action": action.to_json()})
+    violation = _matching(found, seen)
+    if violation is None:
+        raise PathDoesNotReproduce(f"path {list(found.path)} does not violate {found.property} when re-executed.")
+    return dataclasses.replace(world.trace(name or f"explore {found.property}"), violation=violation)
 
 
 def _matching(found: Found, seen: list[Violation]) -> Violation | None:

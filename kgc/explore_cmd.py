@@ -38,7 +38,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:   # type: ignore[type-a
         "explore", help="explore every ordering of a bounded world (BFS/DFS/PCT, local or Spark)",
         description="Breadth-first (shortest counterexamples), depth-first or PCT-randomised exploration of every "
                     "ordering of joins, syncs, heartbeats, deliveries, timer firings and log appends, with the whole "
-                    "property catalog and refinement checked on every step.",
+                    "property catalog and refinement checked on every step (on a release the model does not judge "
+                    "yet, 4.1: its runtime rules).",
         epilog="Exit status: 0 no violation, 1 a violation (reports under --out), 2 bad usage. "
                "Examples: kgc explore --members 3 --depth 10;  kgc explore --mutant generation-not-bumped --depth 8; "
                "kgc explore --engine spark --master spark://127.0.0.1:7077 --out run1;  kgc explore --resume run1")
@@ -214,9 +215,13 @@ def _summary(result: ExploreResult) -> Table:
                      f"{result.covered_states} of {result.model_states} states "
                      f"({100 * result.covered_states / result.model_states:.1f}%), {result.covered_edges} of "
                      f"{result.model_edges} edges ({100 * result.covered_edges / max(result.model_edges, 1):.1f}%)"))
-    rows += [("abstract states / edges reached", f"{result.abstract_states} / {result.abstract_edges}"),
-             ("sometimes-witnesses reached", str(len(result.witnesses))),
-             ("seconds", f"{result.seconds:.1f}" + (f" (+{result.startup_seconds:.1f} Spark start-up)"
+    if result.coverage_collected:
+        rows += [("abstract states / edges reached", f"{result.abstract_states} / {result.abstract_edges}"),
+                 ("sometimes-witnesses reached", str(len(result.witnesses)))]
+    else:   # explore/rules.py: a release the model does not judge yet (4.1)
+        rows += [("edges judged by", result.judged_by),
+                 ("abstract coverage", "not collected: the model does not judge this release yet")]
+    rows += [("seconds", f"{result.seconds:.1f}" + (f" (+{result.startup_seconds:.1f} Spark start-up)"
                                                      if result.startup_seconds else "")),
              ("states/s", f"{result.states_per_second:,.0f}")]
     if result.resumed_from_level is not None:

@@ -17,7 +17,7 @@ from explore.scopes import SCOPES, SHARED_CLIENT_ID, UnknownScopeError, get_scop
 from explore.space import ExploreSpec
 from harness.scope import Scope
 from impl.mutants import get_mutant
-from impl.profiles import DEFAULT_PROFILE, get_profile
+from impl.profiles import DEFAULT_PROFILE, profile_info
 
 #: the space's options and their defaults for a new run (a resumed one takes the checkpoint's)
 SPACE_DEFAULTS = {"profile": DEFAULT_PROFILE, "members": 2, "depth": 10, "scope": "basic", "max_time_ms": None,
@@ -34,7 +34,7 @@ def new_spec(args: argparse.Namespace) -> ExploreSpec:
     for name, value in {**SPACE_DEFAULTS, **RUN_DEFAULTS}.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
-    get_profile(args.profile)
+    profile_info(args.profile)   # a sibling runtime's release (4.1) too: explore/rules.py judges it
     if args.mutant is not None:
         mutant = get_mutant(args.mutant)
         if args.profile not in mutant.profiles:
@@ -98,7 +98,7 @@ def resumed_spec(args: argparse.Namespace, ck: Recorded, directory: Path) -> Exp
     """The checkpoint's space (at a deeper ``--depth`` if given); an option given that differs is named."""
     spec = ck.spec
     given: dict[str, tuple[object, Callable[[Any], object], object]] = {
-        "--profile": (args.profile, lambda v: get_profile(v).name, spec.profile),
+        "--profile": (args.profile, lambda v: profile_info(v).name, spec.profile),
         "--members": (args.members, int, spec.members),
         "--mutant": (args.mutant, str, spec.mutant),
         "--max-time-ms": (args.max_time_ms, int, spec.scope.max_time_ms),

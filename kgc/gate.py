@@ -6,7 +6,9 @@ Phases, in order, each deterministic (counts derive from the budget, never from 
   explore    breadth-first exploration of every ordering at the CI scope (explore/scopes.py: 3 members,
              scope "basic", depth CI_DEPTH; shallower for small budgets), then, when that finds nothing, SYMMETRY_MORE
              levels deeper in the world whose clients share one client.id, one state per orbit of client
-             exchanges (explore/canonical.py: the same time, 5.8x fewer states); catalog + refinement on every edge;
+             exchanges (explore/canonical.py: the same time, 5.8x fewer states); catalog + refinement on every edge
+             (a release the model does not judge yet, 4.1: the CI scope, then deferred writes with faults, its
+             runtime rules on every edge — ``runtime_explore_phase``, after its walks, its only other phase);
   machines   the Hypothesis state machine under the `ci` settings (derandomized);
   directed   the map sweep toward the abstract edges the walks left uncovered (kgc/directed.py): per walk
              scope, puppet clients realise every edge of the scope's abstract map breadth first and probe each
@@ -405,13 +407,20 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
 
 #: the runtime-rules gate walks 1/RUNTIME_WALK_SHARE of the seeds the budget gives a judged profile
 RUNTIME_WALK_SHARE = 3
+#: the runtime-rules gate's explorations (explore/rules.py judges every edge): the CI scope at the plan's depth, as on
+#: the judged profiles, then deferred writes with faults — the event loop's flushes, failed flushes, commits and write
+#: timeouts as edges, which the CI scope's synchronous writes do not have — with two Java consumers, RUNTIME_FAULTS_LESS
+#: levels shallower. At the default budget 9,014 + 4,484 states, 18,813 + 9,872 edges: less than a judged profile's
+#: explore phase (3.9: 38,574 edges with its symmetric search). Every seeded mutant of the runtime is found there by
+#: depth 7 (tests/test_explore_4_1.py), with its shortest counterexample, whatever the walks' seeds
+RUNTIME_FAULTS_SCOPE, RUNTIME_FAULTS_MEMBERS, RUNTIME_FAULTS_LESS = "faults", 2, 2
 
 
 def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progress: Callable[[str], None],
                   budget_s: float) -> GateResult:
-    """A release the catalog and the model do not judge yet (4.1, README "Kafka 4.x"): the seeded walks alone, every
-    step checked by the runtime's rules (properties/runtime_4x.py); no scenarios, exploration, machines, sweep,
-    coverage or proofs (they read the model or the Scala coordinator's structures)."""
+    """A release the catalog and the model do not judge yet (4.1, README "Kafka 4.x"): the seeded walks and two
+    breadth-first explorations, every step checked by the runtime's rules (properties/runtime_4x.py); no scenarios,
+    machines, sweep, coverage or proofs (they read the model or the Scala coordinator's structures)."""
     start = time.perf_counter()
     # a third of a judged profile's walk seeds: these walks are this profile's whole gate (at the default budget
     # shared by the profiles: 75 walks of 400 steps, 30,000 checked steps)
@@ -426,4 +435,31 @@ def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progr
         progress("shrinking the counterexample")
         limit = time.perf_counter() + max(10.0, budget_s - (time.perf_counter() - start))
         result.found = shrink(found, lambda limit=limit: time.perf_counter() > limit)
+        return result
+    progress("explore")
+    t0 = time.perf_counter()
+    phase, result.found = runtime_explore_phase(profile, mutant, plan)
+    phase.seconds = time.perf_counter() - t0
+    result.phases.append(phase)
     return result
+
+
+def runtime_explore_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseResult, Found | None]:
+    """The runtime-rules gate's explorations (``RUNTIME_FAULTS_SCOPE``); BFS counterexamples are already shortest."""
+    specs = (ExploreSpec(profile, CI_MEMBERS, plan.explore_depth, get_scope(CI_SCOPE), mutant=mutant),
+             ExploreSpec(profile, RUNTIME_FAULTS_MEMBERS, plan.explore_depth - RUNTIME_FAULTS_LESS,
+                         get_scope(RUNTIME_FAULTS_SCOPE), mutant=mutant))
+    phase = PhaseResult("explore", note="runtime rules only")
+    for spec, scope_name in zip(specs, (CI_SCOPE, RUNTIME_FAULTS_SCOPE), strict=True):
+        result = bfs(spec)
+        phase.runs, phase.steps = phase.runs + 1, phase.steps + result.edges
+        phase.note += f"; {result.states:,} states to depth {spec.depth}, {spec.members} members, {scope_name}"
+        if result.violations:
+            preferred = _preferred(mutant)
+            ordered = sorted(result.violations.values(), key=lambda f: (f.property not in preferred, f.key(),
+                                                                         f.property))
+            trace = counterexample(spec, ordered[0], name=f"explore {scope_name} depth {spec.depth}")
+            assert trace.violation is not None
+            also = tuple(sorted(f.property for f in ordered[1:]))
+            return phase, Found(trace.violation, trace, "explore (BFS shortest)", also)
+    return phase, None

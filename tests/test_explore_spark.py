@@ -31,6 +31,9 @@ PARITY = {
     # one state per orbit of client exchanges: a node's route must blind the client of its parked requests' keys
     "symmetry-mutant": ExploreSpec("3.9", 3, 8, replace(get_scope("basic"), client_id="consumer"), symmetry=True,
                                    mutant="generation-not-bumped"),
+    # profile 4.1, judged by its runtime rules (explore/rules.py): the event loop's flushes, failed flushes, commits
+    # and timers as edges, and a runtime mutant's violations (576 states)
+    "java-gc-4.1-mutant": ExploreSpec("4.1", 2, 6, get_scope("faults"), mutant="answer-before-commit"),
 }
 #: the releases added later, in the slow tier (each costs a Spark BFS): pending members, the initial delay and
 #: the 2.4.1 keep-alive (faults: deferred appends), and 2.7.0's heartbeat reset with 3 members
@@ -39,6 +42,9 @@ PARITY_SLOW = {
     "basic-2.7.0-3-members": ExploreSpec("2.7.0", 3, 7, get_scope("basic")),
     "unload-2.7.0": ExploreSpec("2.7.0", 2, 7, get_scope("unload")),
     "crashes-2.4.1-mutant": ExploreSpec("2.4.1", 2, 8, get_scope("crashes"), mutant="generation-not-bumped"),
+    # 4.1 at the gate's scope (3 members, basic), and with partition moves and deferred writes
+    "basic-4.1-3-members": ExploreSpec("4.1", 3, 8, get_scope("basic")),
+    "unload-4.1": ExploreSpec("4.1", 2, 8, get_scope("unload")),
 }
 
 
@@ -53,6 +59,8 @@ def test_spark_and_local_engines_agree(spark, name: str) -> None:
            {k: v.message for k, v in local.violations.items()}
     if spec.mutant == "generation-not-bumped":
         assert "each-new-generation-increments-the-generation-id" in distributed.violations
+    if spec.mutant == "answer-before-commit":
+        assert "held-answers-wait-for-earlier-writes" in distributed.violations
     if spec.mutant == "delayed-op-completes-twice":
         assert "checker-observes-every-state" in distributed.violations
 

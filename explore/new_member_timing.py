@@ -37,16 +37,22 @@ the fourth), so those edges stay in the denominator and the walk only tells the 
 from __future__ import annotations
 
 from dataclasses import replace
+from itertools import product
 from typing import Callable, Iterable, Iterator
 
-from model.outputs import HEARTBEAT_OP, NEW_MEMBER
+from model.outputs import HEARTBEAT_OP, INITIAL_JOIN_OP, JOIN_OP, NEW_MEMBER, PENDING_OP
 from model.profiles import ModelProfile, get_model_profile
 from model.quotient import applies as quotient_applies, coarse_slots
 from model.releases import fact
-from model.state import FREE, AbstractAction, Scope, Slot, State, initial
+from model.state import FREE, NO_JOIN, AbstractAction, Scope, Slot, State, initial
 from model.step import enabled, outcomes
 
-NONE, NOW, LATER = 0, 1, 2
+#: where a slot's ops stand: none, a new member's op armed in this millisecond, armed earlier (for a member that is not
+#: new: armed, whenever), due; and what a step does to a slot besides (``_Walk._outcomes``)
+NONE, NOW, LATER, DUE = 0, 1, 2, 3
+ADDED, REARMED = 3, 4
+_WHERE = {NONE: -1, NOW: 0, LATER: 1, DUE: 2}
+_Out = tuple[State, tuple[int, ...], int]   # successor (slots in place), rule per slot, join rule
 #: why an edge of the map is one no run takes (the coverage map's reason)
 REASON = ("no run takes it: the member this JoinGroup adds has its 5-minute op armed in that request, and the join "
           "completion the same request causes reschedules it in the same millisecond of the world's clock, which keeps "
@@ -68,8 +74,9 @@ def _tracked(slot: Slot) -> bool:
 
 def timing(state: State, codes: tuple[int, ...], join: int = -1) -> tuple[tuple[tuple[str, int], ...], int]:
     """What a run shows of a timed node (``seen`` of ``harness.puppets.timing``): each slot value in use with where its
-    new-member op stands (0 armed in this millisecond, 1 earlier, -1 not a new member's op), sorted; -1 for the join."""
-    return tuple(sorted((s.short(), c - 1) for s, c in zip(state.slots, codes, strict=True) if s != FREE)), -1
+    ops stand (0: a new member's op armed in this millisecond, 1 armed and not due, 2 due, -1 none), sorted, and where
+    the DelayedJoin stands (1 armed, 2 due, -1 none)."""
+    return tuple(sorted((s.short(), _WHERE[c]) for s, c in zip(state.slots, codes, strict=True) if s != FREE)), join
 
 
 def seen(run: tuple[tuple[tuple[str, int], ...], int]) -> tuple[tuple[tuple[str, int], ...], int]:
@@ -79,9 +86,9 @@ def seen(run: tuple[tuple[tuple[str, int], ...], int]) -> tuple[tuple[tuple[str,
     (module doc), so its place is that op's; the others' places are not tracked here, and a gone id's inert ops ("-")
     are not a slot."""
     values = [(_unmarked(value), where) for value, where in run[0]]
-    slots = tuple(sorted((value, (0 if where == 0 else 1) if _new_with_op(value) else -1)
-                         for value, where in values if value != "-"))
-    return slots, -1
+    slots = tuple(sorted((value, -1 if not value.endswith("w") else where if _new_with_op(value) else
+                          2 if where == 2 else 1) for value, where in values if value != "-"))
+    return slots, -1 if run[1] < 0 else 2 if run[1] == 2 else 1
 
 
 def _unmarked(value: str) -> str:
@@ -106,7 +113,7 @@ class _Walk:
         self.wide = replace(scope, members=scope.members + 1, max_appends=scope.max_appends + 8)
         self.states: list[State] = []
         self.ids: dict[State, int] = {}
-        self.moves: dict[int, list[tuple[AbstractAction, list[tuple[State, tuple[int, ...]]]]]] = {}
+        self.moves: dict[int, list[tuple[AbstractAction, list[_Out]]]] = {}
 
     def id(self, state: State) -> int:
         got = self.ids.get(state)
@@ -115,7 +122,7 @@ class _Walk:
             self.states.append(state)
         return got
 
-    def compiled(self, sid: int) -> list[tuple[AbstractAction, list[tuple[State, tuple[int, ...]]]]]:
+    def compiled(self, sid: int) -> list[tuple[AbstractAction, list[_Out]]]:
         got = self.moves.get(sid)
         if got is None:
             roomy = replace(self.states[sid], slots=self.states[sid].slots + (FREE,))
@@ -123,10 +130,11 @@ class _Walk:
                                      if self.offered(a)]
         return got
 
-    def _outcomes(self, state: State, action: AbstractAction, keep_all: bool = False
-                  ) -> list[tuple[State, tuple[int, ...]]]:
-        """(successor with slots in place, rule per slot): 0 free, NOW / LATER the op must stand there, 3 armed by this
-        step (a new member added), -1 impossible whatever the history (only with ``keep_all``; else left out)."""
+    def _outcomes(self, state: State, action: AbstractAction, keep_all: bool = False) -> list[_Out]:
+        """(successor with slots in place, rule per slot, join rule). A slot's rule: 0 none, NOW / LATER its op must
+        stand there (LATER: or be due), ADDED a new member's op armed by this step, REARMED another op armed by it, -1
+        impossible whatever the history (only with ``keep_all``; else left out). The join rule: 0 no DelayedJoin
+        after the step, 1 armed by it, 2 kept."""
         got = [(t, o.arms) for t, o in outcomes(state, action, self.p, self.wide, canonical=False)
                if len(t.appends) <= self.scope.max_appends]
         siblings = {t for t, _ in got}
@@ -147,9 +155,12 @@ class _Walk:
                     rule = 3
                 elif _added(action, i, was, now) and not now.watch and _twin(after, i, 1) in siblings:
                     rule = -1         # added and rescheduled by the join completion of the same request: kept
+                if rule == NONE and any(a.slot == i and a.op in (HEARTBEAT_OP, PENDING_OP) for a in arms):
+                    rule = REARMED
                 rules.append(rule)
+            join = 0 if after.join_op == NO_JOIN else 1 if any(a.op in (JOIN_OP, INITIAL_JOIN_OP) for a in arms) else 2
             if keep_all or -1 not in rules:
-                out.append((after, tuple(rules)))
+                out.append((after, tuple(rules), join))
         return out
 
     def ruled_out(self, state: State) -> set[tuple[State, str, State]]:
@@ -160,7 +171,7 @@ class _Walk:
         for action in sorted(enabled(roomy, self.p, self.wide)):
             if not self.offered(action):
                 continue
-            for after, rules in self._outcomes(roomy, action, keep_all=True):
+            for after, rules, _ in self._outcomes(roomy, action, keep_all=True):
                 got = _canonical(after, [NONE] * len(after.slots), self.scope.members, self.p.name)
                 if got is not None and got[0] != state:
                     key = edge_key(state, action, got[0])
@@ -181,33 +192,50 @@ def _canonical(state: State, codes: list[int], members: int, profile: str) -> tu
     """The successor in the quotient, slots sorted (equal slots by their codes) and cut to ``members``; None when it
     holds more identities than that (the quotient graph cuts it, model/quotient.py ``build_quotient``)."""
     slots = coarse_slots(state.slots, profile)
-    codes = [c if _tracked(s) else NONE for s, c in zip(slots, codes, strict=True)]
+    codes = [NONE if not s.watch else LATER if c in (NONE, NOW) and not _tracked(s) else c or LATER
+             for s, c in zip(slots, codes, strict=True)]
     if sum(s != FREE for s in slots) > members:
         return None
     order = sorted(range(len(slots)), key=lambda i: (slots[i], codes[i]), reverse=True)[:members]
     return replace(state, slots=tuple(slots[i] for i in order)), tuple(codes[i] for i in order)
 
 
-def _successors(w: _Walk, sid: int, codes: tuple[int, ...]) -> Iterator[tuple[AbstractAction | None, Node]]:
-    members = w.scope.members
-    if NOW in codes:                              # a clock move: what was armed in this millisecond is earlier now
-        got = _canonical(w.states[sid], [LATER if c == NOW else c for c in codes], members, w.p.name)
+def _ticks(w: _Walk, sid: int, codes: tuple[int, ...], join: int) -> Iterator[tuple[None, Node]]:
+    """A clock move while nothing is due (harness/world.py): what was armed in this millisecond is earlier now, and any
+    armed op and the DelayedJoin may come due."""
+    if DUE in codes or join == 2:
+        return
+    options = [[NONE] if not c else [LATER, DUE] for c in codes]
+    for moved in product(*options):
+        got = _canonical(w.states[sid], list(moved), w.scope.members, w.p.name)
         assert got is not None
-        yield None, (w.id(got[0]), got[1], -1)
+        for j in ([join] if join < 0 else [1, 2]):
+            yield None, (w.id(got[0]), got[1], j)
+
+
+def _successors(w: _Walk, sid: int, codes: tuple[int, ...], join: int
+                ) -> Iterator[tuple[AbstractAction | None, Node]]:
+    yield from _ticks(w, sid, codes, join)
     wide = codes + (NONE,)
     for action, outs in w.compiled(sid):
-        if action.kind == "ExpireHeartbeat" and wide[action.slot] == NOW:
-            continue                              # a 5-minute op is not due in the millisecond it was armed in
-        for after, rules in outs:
+        if (action.kind == "ExpireHeartbeat" and wide[action.slot] != DUE) or \
+                (action.kind == "ExpireJoin" and join != 2):
+            continue                              # a timer fires only once due (a 5-minute op never in its millisecond)
+        for after, rules, join_rule in outs:
             moved: list[int] = []
             for c, rule in zip(wide, rules, strict=True):
-                if rule in (NOW, LATER) and c != rule:
+                if (rule == NOW and c != NOW) or (rule == LATER and c not in (LATER, DUE)):
                     break
-                moved.append(NOW if rule == 3 else c)
+                moved.append(NOW if rule == ADDED else LATER if rule == REARMED else c)
             else:
-                got = _canonical(after, moved, members, w.p.name)
-                if got is not None:
-                    yield action, (w.id(got[0]), got[1], -1)
+                j = -1 if join_rule == 0 else 1 if join_rule == 1 or join < 0 else join
+                variants = [moved]
+                if action.kind == "ExpireHeartbeat" and after.slots[action.slot].watch:   # more ops left: due or not
+                    variants.append(moved[:action.slot] + [LATER] + moved[action.slot + 1:])
+                for codes_after in variants:
+                    got = _canonical(after, codes_after, w.scope.members, w.p.name)
+                    if got is not None:
+                        yield action, (w.id(got[0]), got[1], j)
 
 
 def ruled_out(profile: str, scope: Scope, offered: Callable[[AbstractAction], bool], states: Iterable[State]
@@ -232,7 +260,7 @@ def timed_walk(profile: str, scope: Scope, offered: Callable[[AbstractAction], b
         start: Node = (w.id(initial(scope)), (NONE,) * scope.members, -1)
         seen, queue = {start}, [start]
         for node in queue:
-            moves = list(_successors(w, node[0], node[1]))
+            moves = list(_successors(w, *node))
             for _, nxt in moves:
                 if nxt not in seen:
                     seen.add(nxt)

@@ -38,15 +38,16 @@ def test_the_member_whose_join_completes_the_rebalance_keeps_its_five_minute_op(
 
 def test_the_timed_walk_says_which_timing_an_edge_needs_and_rules_out_nothing_beyond_the_local_fact() -> None:
     """Source timings (the sweep's planning): the completion above in which the leader loses its op is taken only
-    where the leader's op was armed earlier (1). The one in which the leader keeps it while the other new member has
-    none needs that member's op completed by a heartbeat after the leader was added — within three slots no run does
-    that, but a fourth member id makes it possible (a client joining again under a new id), so it stays in the map with
-    no timing (explore/new_member_timing.py); and nothing else is left out for the new members' op times."""
+    where the leader's op was armed earlier (1, or due: 2). The one in which the leader keeps it while the other new
+    member has none needs that member's op completed by a heartbeat after the leader was added — within three slots
+    no run does that, but a fourth member id makes it possible (a client joining again under a new id), so it stays in
+    the map with no timing (explore/new_member_timing.py); and nothing else is left out for the new members' op
+    times."""
     cmap = profile_map("2.4.1", {"calm": CALM}, WALK_KINDS)
     fits = source_timings("2.4.1", CALM, PUPPET_KINDS)
     source, label = PREP + "[MLJNw MJN Pw]", "JoinGroup/known(Pw)"
-    assert fits[_key(cmap.reachable_edges, source, label, DONE + "[ML Mw M]")] == \
-        {((("MJN", -1), ("MLJNw", 1), ("Pw", -1)), -1)}
+    timings = fits[_key(cmap.reachable_edges, source, label, DONE + "[ML Mw M]")]
+    assert timings and all(dict(slots)["MLJNw"] in (1, 2) for slots, _ in timings)     # armed earlier (or due)
     beyond = _key(cmap.reachable_edges, source, label, DONE + "[MLw Mw M]")
     assert beyond in cmap.reachable_edges and beyond not in fits
     assert all(label.startswith("JoinGroup") for (_, label, _), why in cmap.excluded.items() if why == REASON)

@@ -14,6 +14,7 @@ from typing import AbstractSet as Set
 
 import networkx as nx
 
+from explore import new_member_timing
 from explore.deadlines import REASON as UNTIMED, Timing, timed_walk, timing
 from explore.timedmap import TICK, TimedMap, TimedMapBuilder
 from explore.space import ExploreSpec, unpadded
@@ -22,7 +23,7 @@ from harness.scope import Scope as HarnessScope
 from harness.world import World
 from model.graph import build
 from model.quotient import applies as coarse, build_quotient, coarse_slots, quotient
-from model.state import FREE, Scope, State
+from model.state import FREE, AbstractAction, Scope, State
 
 
 @lru_cache(maxsize=16)
@@ -200,7 +201,16 @@ def _scope_map(profile: str, scope: HarnessScope, kinds: tuple[str, ...]
         for _, key in items:
             if u not in seen and key not in edges:
                 reasons.setdefault(key, "its source state lies beyond actions the world does not offer")
-    timed = _timed(profile, *_offered_kinds(profile, scope, kinds))
+    mscope, kinds_offered = _offered_kinds(profile, scope, kinds)
+    if new_member_timing.applies(profile):
+        # 2.4: only what no run takes whatever came before (explore/new_member_timing.py ``ruled_out``); the timed
+        # walk's other exclusions hold only for runs within the map's member slots, so they only guide the sweep
+        out = new_member_timing.ruled_out(profile, mscope, lambda a: (a.kind, a.arg) in kinds_offered,
+                                          [state[u] for u in seen]) & edges
+        for key in sorted(out, key=lambda k: (k[0].short(), k[1], k[2].short())):
+            reasons.setdefault(key, new_member_timing.REASON)
+        return edges - out, states, reasons
+    timed = _timed(profile, mscope, kinds_offered)
     if timed is not None:        # 0.10: what time rules out (explore/deadlines.py argues it)
         keys, reached, _ = timed
         for key in sorted(edges - keys.keys(), key=lambda k: (k[0].short(), k[1], k[2].short())):
@@ -216,7 +226,13 @@ def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]
     """The edge keys (with the timings of their sources) and states of the timed graph (explore/deadlines.py), and the
     graph projected on (state, timing) for the sweep's planning (explore/plan.py) — one walk, once per coordinator
     scope and offered actions: the coverage map and the sweep's per-scope targets ask for the same."""
-    got = timed_walk(profile, mscope, lambda a: (a.kind, a.arg) in kinds_offered)
+    def offered(action: AbstractAction) -> bool:
+        return (action.kind, action.arg) in kinds_offered
+
+    got, project, seen = timed_walk(profile, mscope, offered), timing, None
+    if got is None:              # 2.4: the new members' op times (explore/new_member_timing.py)
+        got, project = new_member_timing.timed_walk(profile, mscope, offered), new_member_timing.timing
+        seen = new_member_timing.seen
     if got is None:
         return None
     states, walk = got
@@ -232,7 +248,7 @@ def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]
         if found is None:
             sid, codes, join = node
             state = states[sid]
-            found = numbers[node] = builder.node((plain.setdefault(sid, unpadded(state)), timing(state, codes, join)))
+            found = numbers[node] = builder.node((plain.setdefault(sid, unpadded(state)), project(state, codes, join)))
         return found
 
     for node, moves in walk:
@@ -254,7 +270,7 @@ def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]
             if sources is not None:
                 sources.add(builder.projs[here][1])
             builder.move(here, label, there)
-    return ({k: frozenset(v) for k, v in keys.items()}, frozenset(plain[n] for n in plain), builder.done())
+    return ({k: frozenset(v) for k, v in keys.items()}, frozenset(plain[n] for n in plain), builder.done(seen))
 
 
 def _offered_kinds(profile: str, scope: HarnessScope, kinds: tuple[str, ...]

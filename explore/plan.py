@@ -61,7 +61,11 @@ class PlanState(Generic[R]):
 
     def node(self, runs: Any, run: R) -> int:
         """The timed node a run is at (-1: none of the map's)."""
-        return self.tmap.index.get((runs.state(run), timing(runs.world(run))), -1)
+        return self.tmap.index.get((runs.state(run), self.seen(timing(runs.world(run)))), -1)
+
+    def seen(self, sign: Any) -> Any:
+        """A run's timing (``harness.puppets.timing``) as the map's nodes write it (explore/timedmap.py ``project``)."""
+        return sign if self.tmap.project is None else self.tmap.project(sign)
 
 
 class Planning(Generic[R]):
@@ -111,7 +115,7 @@ class Planning(Generic[R]):
         for edge, _ in table:
             counts = dict(plan.spent_at.get(edge, {}))
             for number in config.attempts.get(edge, ()):
-                sign = config.signs.get(number)
+                sign = plan.seen(config.signs.get(number))
                 counts[sign] = counts.get(sign, 0) + 1
             if counts:
                 spent[edge] = counts
@@ -119,7 +123,7 @@ class Planning(Generic[R]):
         plan.since = 0
         fresh, plan.fresh = plan.fresh, []
         for state, k in fresh:
-            self.pool(config, k.run, tmap.index.get((state, k.sign), -1))
+            self.pool(config, k.run, tmap.index.get((state, plan.seen(k.sign)), -1))
 
     def pool(self, config: "_Config[R]", run: R, node: int) -> bool:
         """Pool ``run`` for ``node`` unless ``POOL`` runs were pooled there already; whether it was."""
@@ -171,7 +175,7 @@ class Planning(Generic[R]):
         """A run in a timing uncovered edges of its state are taken from: kept, and each such edge tried from it."""
         plan = config.plan
         assert plan is not None
-        state, sign = self.runs.state(run), timing(self.runs.world(run))
+        state, sign = self.runs.state(run), plan.seen(timing(self.runs.world(run)))
         if not any(k.run is run for k in config.kept.get(state, ())):
             self.keep(config, run)       # type: ignore[attr-defined]
         for edge in config.out.get(state, ()):

@@ -36,7 +36,7 @@ from __future__ import annotations
 import random
 from collections import deque
 from dataclasses import dataclass, field
-from typing import Generic, Mapping, Sequence
+from typing import Callable, Generic, Mapping, Sequence
 
 from core.actions import Action
 from explore.coverage import EdgeKey
@@ -102,6 +102,8 @@ class _Config(Generic[R]):
         self.signs: dict[int, object] = {}                # kept run number -> its situation
         #: per edge, the timings of its source it can be taken from (explore/deadlines.py; empty: time rules nothing)
         self.timings = timings
+        #: a kept run's timing (harness.puppets.timing) as the timed graph writes it (explore/timedmap.py ``project``)
+        self.project: Callable[[object], object] = plan.project if plan is not None and plan.project else _same
         self.out: dict[State, list[EdgeKey]] = {}
         for edge in sorted(edges, key=_order):
             self.out.setdefault(edge[0], []).append(edge)
@@ -123,7 +125,7 @@ class _Config(Generic[R]):
         seen = self.attempts.get(edge, {})
         fits = self.timings.get(edge, ())
         return sorted((k for k in self.kept.get(edge[0], ()) if seen.get(k.number, 0) < cap),
-                      key=lambda k: (k.sign not in fits if fits else False, k.due, k.number))
+                      key=lambda k: (self.project(k.sign) not in fits if fits else False, k.due, k.number))
 
     def useful(self, state: State, covered: set[EdgeKey]) -> dict[object, int]:
         """Per timing of ``state``: how many of its uncovered edges a timed run takes from it."""
@@ -170,9 +172,10 @@ class _Sweep(Planning[R], Generic[R]):
             signs = [k.sign for k in kept]
             twins = [i for i, k in enumerate(kept) if signs.count(k.sign) > 1]
             useful = config.useful(state, self.covered) if config.timings and sign not in signs else {}
-            if useful.get(sign, 0) > min(useful.get(s, 0) for s in signs):
+            need = [useful.get(config.project(s), 0) for s in signs]
+            if useful.get(config.project(sign), 0) > min(need):
                 # a timing some uncovered edge needs, instead of the run whose timing fewest need
-                worst = min(range(len(kept)), key=lambda i: (useful.get(kept[i].sign, 0), -kept[i].number))
+                worst = min(range(len(kept)), key=lambda i: (need[i], -kept[i].number))
             elif evict is not None:
                 worst = evict.randrange(len(kept))
             elif sign not in signs and twins:      # a situation not kept yet, instead of a second copy of one
@@ -234,7 +237,7 @@ class _Sweep(Planning[R], Generic[R]):
         seen = config.attempts.setdefault(edge, {})
         chosen = config.untried(edge, cap)[:runs]
         fits = config.timings.get(edge, ())
-        if fits and not any(k.sign in fits for k in config.kept.get(edge[0], ())):
+        if fits and not any(config.project(k.sign) in fits for k in config.kept.get(edge[0], ())):
             chosen = self.retime(config, edge, fits) + chosen
             if self.result.failed is not None:      # a retiming prefix found a violation: the sweep ends
                 return False
@@ -262,14 +265,14 @@ class _Sweep(Planning[R], Generic[R]):
             done.add(kept.number)
             tried += 1
             world = self.runs.world(kept.run)
-            for _, prefix in [g for g in retimings(world) if g[0] in fits][:RETIME_PREFIXES]:
+            for _, prefix in [g for g in retimings(world) if config.project(g[0]) in fits][:RETIME_PREFIXES]:
                 twin, _, _ = self.fork_and_take(config, kept.run, prefix, through=True)
                 if self.runs.failed(twin):
                     return []
                 if twin.over or self.runs.state(twin) != state:
                     continue
                 sign = timing(self.runs.world(twin))
-                if sign not in fits:
+                if config.project(sign) not in fits:
                     continue
                 number = self.numbers
                 self.keep(config, twin)
@@ -407,6 +410,10 @@ def _back(config: _Config[R], state: State, rng: random.Random) -> list[EdgeKey]
         route.append(via)
         state = via[0]
     return route[::-1]
+
+
+def _same(timing: object) -> object:
+    return timing
 
 
 def _order(edge: EdgeKey) -> tuple[str, str, str]:

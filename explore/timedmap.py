@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass
-from typing import Iterable, Mapping
+from typing import Callable, Iterable, Mapping
 
 from explore.deadlines import Timing
 from model.state import State
@@ -20,11 +20,14 @@ EdgeKey = tuple[State, str, State]
 class TimedMap:
     """The timed graph of one scope projected on (state, timing), nodes numbered: each node's moves (an edge label —
     the coverage key's action, stutters included — or ``TICK``, and the node it leads to) in a fixed order, and the
-    nodes each node is entered from."""
+    nodes each node is entered from; ``project`` takes what ``harness.puppets.timing`` reads of a run to the timing
+    the map's nodes are written in (None: the same — 0.10; 2.4.1's map counts only the new members' op times,
+    explore/new_member_timing.py)."""
 
     index: Mapping[Proj, int]
     succ: tuple[tuple[tuple[str, int], ...], ...]
     pred: tuple[tuple[int, ...], ...]
+    project: Callable[[Timing], Timing] | None = None
 
     def distances(self, targets: Iterable[int]) -> list[int]:
         """Every node's number of moves to the nearest of ``targets`` (-1: it reaches none)."""
@@ -64,12 +67,12 @@ class TimedMapBuilder:
         if here != there:
             self.moves[here][(label, there)] = None
 
-    def done(self) -> TimedMap:
+    def done(self, project: Callable[[Timing], Timing] | None = None) -> TimedMap:
         pred: list[dict[int, None]] = [{} for _ in self.projs]
         for here, moves in enumerate(self.moves):
             for _, there in moves:
                 pred[there][here] = None
-        return TimedMap(self.index, tuple(tuple(m) for m in self.moves), tuple(tuple(p) for p in pred))
+        return TimedMap(self.index, tuple(tuple(m) for m in self.moves), tuple(tuple(p) for p in pred), project)
 
 
 def target_table(tmap: TimedMap, out: Mapping[State, list[EdgeKey]], timings: Mapping[EdgeKey, frozenset[Timing]]

@@ -47,6 +47,13 @@ class Release:
     era: str           # SPEC.md §0 eras
     runnable: bool     # impl/ and model/ carry a profile for it; False = known, not yet a profile
     what: str
+    #: the model has a profile for it (graph, pinned counts, Z3 proofs) — every runnable release, and a known one
+    #: whose coordinator the catalog and the labelled refinement do not judge yet
+    modelled: bool = False
+
+    def __post_init__(self) -> None:
+        if self.runnable:
+            object.__setattr__(self, "modelled", True)
 
 
 #: every release kgc knows, oldest first; ``runnable`` ones have an impl and a model profile
@@ -56,12 +63,15 @@ RELEASES: tuple[Release, ...] = (
     Release("2.7.0", "E4", True, "heartbeatSatisfied liveness, heartbeats answered NONE in CompletingRebalance"),
     Release("3.9", "E5", True, "the last Scala classic coordinator: DelayedSync, timeouts updated on rejoin"),
     # Kafka 4.1.1: classic groups served by the Java group coordinator (SPEC-4x.md; impl/java_gc). The world drives
-    # it (harness/world.py) but the model, the catalog and the refinement do not judge it yet: not runnable here.
+    # it (harness/world.py) and the model has its profile (graph, proofs: model/profiles.py), but the catalog and the
+    # labelled refinement do not judge its runtime yet: modelled, not runnable.
     Release("4.1", "4x", False, "classic groups in the Java group coordinator: keyed timers, every request a "
-                                "log write, answers held behind uncommitted writes (impl/java_gc)"),
+                                "log write, answers held behind uncommitted writes (impl/java_gc)", modelled=True),
 )
 KNOWN: tuple[str, ...] = tuple(r.name for r in RELEASES)
 RUNNABLE: tuple[str, ...] = tuple(r.name for r in RELEASES if r.runnable)
+#: the releases the model has a profile for (runnable ones and those only modelled so far)
+MODELLED: tuple[str, ...] = tuple(r.name for r in RELEASES if r.modelled)
 
 
 def release(name: str) -> Release:

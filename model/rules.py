@@ -109,6 +109,9 @@ def reschedule(p: ModelProfile, w: W, i: int, source: str = SESSION) -> Ws:
     """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6); the new op's delay is ``source``."""
     s = w.slots[i]
     awaiting = s.awaiting_join or s.awaiting_sync
+    if p.keyed_timers:     # 4.x (SPEC-4x.md R1): the member's key gets a new task, which replaces the old one; no
+        # task completes at birth — its firing asks the member as it is then (GroupMetadataManager.java@4.1.1:7061-7074)
+        return [w.disarm(HEARTBEAT_OP, i).arm(HEARTBEAT_OP, i, source).set(i, watch=1)]
     if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
         w.disarm(HEARTBEAT_OP, i)
         survives = s.is_new or not awaiting

@@ -81,7 +81,8 @@ def _sync(p: ModelProfile, w: W, i: int) -> Ws:
     if w.group == STABLE:
         w.answer(i, "SyncGroup", "NONE").set(i, pending_sync=False)
         _settle_sync_op(w)
-        return reschedule(p, w, i)
+        # 4.x (SPEC-4x.md R9): the stored assignment is answered and the session timer left as it is
+        return reschedule(p, w, i) if p.stable_sync_reschedules else [w]
     return [w.answer(i, "SyncGroup", "REBALANCE_IN_PROGRESS")]   # PreparingRebalance (SPEC.md §3.2)
 
 
@@ -104,7 +105,7 @@ def _append(p: ModelProfile, w: W) -> Ws:
 def _store(p: ModelProfile, w: W, ok: bool) -> Ws:
     """The store callback of an append for the current generation (still CompletingRebalance)."""
     ws = [w]
-    error = "NONE" if ok else store_error(w.detail)
+    error = "NONE" if ok else store_error(w.detail, p.store_errors)
     for i in w.members():
         if w.slots[i].awaiting_sync:
             ws = each(ws, lambda x, i=i: reschedule(p, x.answer(i, "SyncGroup", error).set(i, awaiting_sync=False), i))
@@ -238,7 +239,7 @@ def _complete_append(p: ModelProfile, w: W, ok: bool) -> Ws:
     if kind == APPEND_STATIC:
         return complete_static_append(p, w, ok, pending_static)
     if kind == APPEND_ORPHAN:
-        return complete_orphan_append(w, ok)
+        return complete_orphan_append(p, w, ok)
     return _store(p, w, ok) if kind == APPEND_CURRENT else [w]
 
 
@@ -335,6 +336,8 @@ def _at_capacity(p: ModelProfile, w: W, action: AbstractAction) -> Ws | None:
         w.set(i, status=ABSENT)   # its pending expiration stays armed and later expires idly
     elif action.kind == "JoinGroup/static-rejoin" and p.refusal_drops_instance:
         w.set(i, static=False)
+    if not p.refusal_checks_join:   # 4.x (SPEC-4x.md R10): GroupMetadataManager.java@4.1.1:6134-6139 stops here
+        return ws
     return each(ws, lambda x: check_join(p, x))
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from model.releases import RUNNABLE, Predicate, all_of, everywhere, unless, when
+from model.releases import MODELLED, Predicate, all_of, everywhere, unless, when
 from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, FREE, INITIAL_JOIN, MEMBER, NO_JOIN,
                          PENDING, PREPARING, STABLE, State)
 from properties.catalog import AppliesTo, Property, always, for_profile
@@ -226,8 +226,8 @@ def no_orphan_watch(s: State) -> Witness | None:
 
 # -- the proof's bookkeeping -----------------------------------------------------------------------
 def _per_profile(rows: tuple[tuple[str, Predicate, str], ...]) -> Mapping[tuple[str, str], str]:
-    """(property, profile) -> why, for every runnable profile where the row's release predicate holds."""
-    return MappingProxyType({(name, p): why for name, applies, why in rows for p in RUNNABLE if applies(p)})
+    """(property, profile) -> why, for every modelled profile where the row's release predicate holds."""
+    return MappingProxyType({(name, p): why for name, applies, why in rows for p in MODELLED if applies(p)})
 
 
 #: claims added because the inductive proof needs them (each is also a protocol fact with a source):

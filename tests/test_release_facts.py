@@ -10,7 +10,7 @@ import pytest
 
 from core.types import Errors, GroupState
 from impl.profiles import PROFILES as IMPL_PROFILES
-from model.releases import (FACTS, KNOWN, RELEASES, RUNNABLE, UnknownFactError, UnknownReleaseError, all_of,
+from model.releases import (FACTS, KNOWN, MODELLED, RELEASES, RUNNABLE, UnknownFactError, UnknownReleaseError, all_of,
                             everywhere, fact, get_fact, profiles_where, release, since, unless, version, when)
 from properties.catalog import CATALOG
 
@@ -23,7 +23,8 @@ def test_releases_are_in_version_order_and_the_runnable_ones_are_impl_profiles()
     assert [version(n) for n in KNOWN] == sorted(version(n) for n in KNOWN)
     assert RUNNABLE == ("0.10.0", "2.4.1", "2.7.0", "3.9") == tuple(sorted(IMPL_PROFILES, key=version))
     assert [r.era for r in RELEASES] == ["E0", "E3", "E4", "E5", "4x"]   # SPEC.md §0 eras, SPEC-4x.md
-    assert not release("4.1").runnable     # the world drives it; the model and the catalog do not judge it yet
+    assert not release("4.1").runnable     # the world drives it; the catalog and the refinement do not judge it yet
+    assert MODELLED == RUNNABLE + ("4.1",)  # ... but the model has its profile: graph, pinned counts, Z3 proofs
 
 
 def test_version_reads_dotted_release_numbers() -> None:
@@ -269,7 +270,7 @@ def test_model_profiles_derive_for_the_known_releases_as_design_section_3_says()
     flag and heartbeat in CompletingRebalance → NONE with reset, still no DelayedSync."""
     from model.profiles import MODEL_PROFILES, model_profile
     from model.state import COMPLETING, EMPTY, PREPARING, STABLE
-    assert {name: model_profile(name) for name in RUNNABLE} == dict(MODEL_PROFILES)
+    assert {name: model_profile(name) for name in MODELLED} == dict(MODEL_PROFILES)
     e3, e4 = model_profile("2.4.1"), model_profile("2.7.0")
     for p in (e3, e4):
         assert (p.created_state, p.pending_members, p.new_member_timeout, p.initial_delay, p.delayed_sync) == (

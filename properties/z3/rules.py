@@ -56,6 +56,8 @@ def _rescheduled(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, watch: Expr
                  source: str = SESSION) -> Expr:
     """The watch after completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6), as a term."""
     awaiting = z3.Or(aj, as_)
+    if p.keyed_timers:     # 4.x (SPEC-4x.md R1): the key's task is replaced, none completes at birth
+        return W1
     if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
         return z3.If(z3.Or(is_new, z3.Not(awaiting)), W1, W0)
     assert choice is not None
@@ -74,6 +76,8 @@ def _rearmed(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, source: str) ->
     (3.9: an awaiting, not-new member; E0: an awaiting member, whose ops all complete; 2.4.1: also a new member
     unless ``source`` is the new-member timeout)."""
     awaiting = z3.Or(aj, as_)
+    if p.keyed_timers:
+        return SOURCE[source]
     if p.satisfied_flag:
         survives = z3.Or(is_new, z3.Not(awaiting))
     elif p.new_member_first:
@@ -85,7 +89,7 @@ def _rearmed(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, source: str) ->
 
 def reschedule(p: ModelProfile, w: SW, i: Expr, source: str = SESSION) -> Ws:
     """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6); the new op's delay is ``source``."""
-    choice = None if p.satisfied_flag else w.ctx.choose(z3.BoolSort())
+    choice = None if p.satisfied_flag or p.keyed_timers else w.ctx.choose(z3.BoolSort())
     aj, as_, is_new = w.get("awaiting_join", i), w.get("awaiting_sync", i), w.get("is_new", i)
     w.arm(HEARTBEAT_OP, i, _rearmed(p, aj, as_, is_new, source))
     w.set(i, watch=_rescheduled(p, aj, as_, is_new, w.get("watch", i), choice, source))
@@ -96,7 +100,7 @@ def resync_all(p: ModelProfile, w: SW, error: Expr) -> None:
     """for each member awaiting sync: answer its SyncGroup with ``error``, clear awaiting_sync, then
     reschedule (prepare: REBALANCE_IN_PROGRESS, SPEC.md §3.1; _store: the append's outcome, §3.2)."""
     b = w.snapshot()
-    choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
+    choice = None if p.satisfied_flag or p.keyed_timers else w.ctx.choose_field(w.dom, z3.BoolSort())
 
     def sel(x: Expr) -> Expr:
         return z3.And(b.is_member(x), b.get("awaiting_sync", x))
@@ -292,7 +296,7 @@ def _answer_join_all(p: ModelProfile, w: SW) -> None:
     """_answer_join for every member: join response (the member list for the leader, SPEC.md §4.4 step 5),
     reschedule with the session timeout, clear isNew."""
     b = w.snapshot()
-    choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
+    choice = None if p.satisfied_flag or p.keyed_timers else w.ctx.choose_field(w.dom, z3.BoolSort())
     if w.voc.static:   # a static member that did not rejoin gets no join response
         w.outs.bulk(lambda x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))), **{
             HEARTBEAT_OP: lambda x: _rearmed(p, FALSE, b.get("awaiting_sync", x), b.get("is_new", x), SESSION)})

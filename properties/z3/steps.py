@@ -76,7 +76,7 @@ def _sync(p: ModelProfile, w: SW, i: Expr) -> Ws:
     if w.holds(w.is_group(STABLE)):
         w.answer(i, "SyncGroup", ERROR["NONE"]).set(i, pending_sync=FALSE)
         _settle_sync_op(w)
-        return reschedule(p, w, i)
+        return reschedule(p, w, i) if p.stable_sync_reschedules else [w]   # 4.x: R9
     return [w.answer(i, "SyncGroup", ERROR["REBALANCE_IN_PROGRESS"])]   # PreparingRebalance (SPEC.md §3.2)
 
 

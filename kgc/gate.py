@@ -41,7 +41,7 @@ from explore.deadlines import applies as timed
 from explore.static_coverage import static_map
 from harness.puppets import same_millisecond_matters
 from kgc.directed import Coverage, profile_map, report, swept
-from kgc.runs import CheckedRun, Found, shrink
+from kgc.runs import REFINES, CheckedRun, Found, shrink
 from model.releases import fact, release
 from properties.catalog import for_profile
 from properties.runtime_4x import rules_for
@@ -408,9 +408,9 @@ RUNTIME_WALK_SHARE = 3
 
 
 #: what the gate runs on a release the model has a profile for but the catalog does not judge yet (4.1), in one line
-RUNTIME_PHASES = ("walks checked by the runtime rules, and the Z3 proofs of its model profile; no scenarios, "
-                  "exploration, machines, directed or static sweep, coverage: they judge the coordinator through the "
-                  "catalog and the labelled refinement, which read the Scala coordinator's structures")
+RUNTIME_PHASES = ("walks checked by the runtime rules and the state refinement against its model profile, then the Z3 "
+                  "proofs of that profile; no scenarios, exploration, machines, directed or static sweep, coverage: "
+                  "they judge through the catalog and the labelled refinement, which read the Scala coordinator")
 
 
 def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progress: Callable[[str], None],
@@ -422,11 +422,12 @@ def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progr
     # a third of a judged profile's walk seeds: these walks are this profile's whole gate (at the default budget
     # shared by the profiles: 75 walks of 400 steps, 30,000 checked steps)
     plan = replace(plan, walk_seeds=max(2, plan.walk_seeds // RUNTIME_WALK_SHARE))
-    result = GateResult(profile, mutant, seed, properties=tuple(r.name for r in rules_for(profile)))
+    judged = (REFINES,) if release(profile).modelled else ()   # the state refinement (harness/refinement_4x.py)
+    result = GateResult(profile, mutant, seed, properties=tuple(r.name for r in rules_for(profile)) + judged)
     progress("walks")
     phase, found = walk_phase(profile, mutant, plan, seed)
     phase.seconds = time.perf_counter() - start
-    phase.note = "runtime rules only: " + RUNTIME_PHASES
+    phase.note = "on this release: " + RUNTIME_PHASES
     result.phases.append(phase)
     if found is not None:
         progress("shrinking the counterexample")

@@ -4,8 +4,10 @@ Independent of impl/ by design (the model is the spec the coordinator must refin
 checks that the two agree where they describe the same switch. Every switch is read from the
 release facts of model/releases.py, so a profile is derived, never written out per release.
 
-Kafka 4.x (release 4.1, SPEC-4x.md) is 3.9's protocol with five switches (``keyed_timers`` R1, ``store_errors`` R8,
-``stable_sync_reschedules`` R9, ``refusal_checks_join`` R10, ``static_replacement_keeps_new`` R12). Its writes stand
+Kafka 4.x (release 4.1, SPEC-4x.md) is 3.9's protocol with eight switches (``keyed_timers`` R1, ``store_errors`` R8,
+``stable_sync_reschedules`` R9, ``refusal_checks_join`` R10, ``static_replacement_keeps_new`` R12, and three SPEC-4x.md
+does not list, found by the state refinement of the Java runtime and read in GroupMetadataManager.java@4.1.1:
+``fresh_is_initial_rebalance``, ``expiry_completes_initial_join`` and ``pending_leave_rebalances``). Its writes stand
 in ``State.appends`` as the Scala appends do, because at this level they act alike: the model keeps only the writes
 that carry a completion callback — the leader's assignment (its callback's guard is 3.9's: still
 CompletingRebalance, same generation; GroupMetadataManager.java@4.1.1 classicGroupSyncToCompletingRebalance) and a
@@ -87,6 +89,14 @@ class ModelProfile:
     stable_sync_reschedules: bool = True    # R9: False = a SyncGroup in Stable leaves the session timer alone
     refusal_checks_join: bool = True        # R10: False = a GROUP_MAX_SIZE_REACHED refusal skips the join check
     static_replacement_keeps_new: bool = True   # R12: False = the replacement is a new member object, never new
+    #: 4.x: ``State.fresh`` is "this rebalance started from Empty" (newMemberAdded may be set, GMM@4.1.1:6819-6822),
+    #: not "generation 0" (3.x, GroupCoordinator.scala@3.9.1:1329-1331)
+    fresh_is_initial_rebalance: bool = False
+    #: 4.x: a removal by session expiry re-checks the join phase without sparing the initial delay (GMM@4.1.1:
+    #: 6728-6732, 6749-6753)
+    expiry_completes_initial_join: bool = False
+    #: 4.x: a pending id's LeaveGroup rebalances a Stable/CompletingRebalance group (GMM@4.1.1:7898-7950)
+    pending_leave_rebalances: bool = False
     #: the answer a failed group-record write maps its error to (SPEC.md §3.2; 4.x maps a timeout too, R8)
     store_errors: Mapping[str, str] = field(default_factory=lambda: STORE_ERRORS)
 
@@ -184,6 +194,9 @@ def model_profile(name: str) -> ModelProfile:
         keyed_timers=has("keyed-timers"), stable_sync_reschedules=not has("stable-sync-keeps-session-timer"),
         refusal_checks_join=not has("max-size-refusal-skips-join-check"),
         static_replacement_keeps_new=not has("static-replacement-is-a-new-member"),
+        fresh_is_initial_rebalance=has("new-member-added-in-initial-rebalance"),
+        expiry_completes_initial_join=has("expiry-completes-initial-join"),
+        pending_leave_rebalances=has("pending-leave-rebalances"),
         store_errors=STORE_ERRORS_4X if has("store-timeout-not-available") else STORE_ERRORS)
 
 

@@ -129,15 +129,16 @@ def _leave(p: ModelProfile, w: W, i: int) -> Ws:
     w.answer(i, "LeaveGroup", "NONE")
     if w.slots[i].status == PENDING:   # the pending id is dropped and its op completes (SPEC.md §3.4)
         w.disarm(PENDING_OP, i).set(i, status=ABSENT, watch=0)
-        return check_join(p, w)
+        # 4.x: it counts as a member that left (GMM@4.1.1:7898-7950): Stable/CompletingRebalance rebalance
+        return _after_removal(p, w) if p.pending_leave_rebalances else check_join(p, w)
     return each(remove(p, w, i, complete_ops=True), lambda x: _after_removal(p, x))
 
 
-def _after_removal(p: ModelProfile, w: W) -> Ws:
+def _after_removal(p: ModelProfile, w: W, expiry: bool = False) -> Ws:
     """removeMemberAndUpdateGroup / onMemberFailure: rebalance, or re-check the join phase."""
     if w.group in (STABLE, COMPLETING):
         return maybe_prepare(p, w)
-    return check_join(p, w)
+    return check_join(p, w, expiry)
 
 
 def _expire_heartbeat(p: ModelProfile, w: W, i: int) -> Ws:
@@ -150,7 +151,7 @@ def _on_expire(p: ModelProfile, w: W, i: int) -> Ws:
     slot = w.slots[i]
     if slot.status == PENDING:
         w.set(i, status=ABSENT)
-        return check_join(p, w)
+        return check_join(p, w, expiry=True)
     if slot.status == ABSENT:   # E0: an op that outlived its member still runs onMemberFailure (KAFKA-7196)
         return _after_removal(p, w) if p.removed_op_runs_failure else [w]   # 2.3.1+: it only logs
     awaiting = slot.awaiting_join or slot.awaiting_sync
@@ -160,7 +161,7 @@ def _on_expire(p: ModelProfile, w: W, i: int) -> Ws:
     # removeMemberAndUpdateGroup leaves the member's other ops: with the flag there are none (each reschedule
     # completed them); with deadline arithmetic ops of the same millisecond outlive it and expire idly
     return each(remove(p, w, i, complete_ops=p.removal_completes_ops and p.satisfied_flag),
-                lambda x: _after_removal(p, x))
+                lambda x: _after_removal(p, x, expiry=True))
 
 
 def _expire_join(p: ModelProfile, w: W) -> Ws:
@@ -219,6 +220,10 @@ def _load(p: ModelProfile, w: W) -> Ws:
         empty = w.copy()
         empty.group, empty.fresh = EMPTY, False
         out.append(empty)
+    if p.fresh_is_initial_rebalance:      # 4.x: a group known by its offsets only loads Empty at generation 0
+        simple = w.copy()
+        simple.group, simple.fresh = EMPTY, True
+        out.append(simple)
     for k in range(1, len(w.slots) + 1):
         x = w.copy()
         x.group, x.fresh = STABLE, False

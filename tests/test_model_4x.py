@@ -11,8 +11,8 @@ import pytest
 from model.outputs import HEARTBEAT_OP, SESSION, Arm
 from model.profiles import MODEL_PROFILES, get_model_profile
 from model.releases import release
-from model.state import (APPEND_CURRENT, COMPLETING, FREE, JOIN, MEMBER, PREPARING, STABLE, AbstractAction, Scope,
-                         Slot, State)
+from model.state import (APPEND_CURRENT, COMPLETING, FREE, JOIN, MEMBER, PENDING, PREPARING, STABLE, AbstractAction,
+                         Scope, Slot, State)
 from model.step import outcomes
 
 SCOPE = Scope(members=2)
@@ -31,14 +31,12 @@ def _only(state: State, action: AbstractAction, profile: str, scope: Scope = SCO
 def test_4_1_is_modelled_but_not_judged_and_its_switches_come_from_its_facts() -> None:
     assert "4.1" in MODEL_PROFILES and release("4.1").modelled and not release("4.1").runnable
     p, q = get_model_profile("4.1"), get_model_profile("3.9")
-    assert (p.keyed_timers, p.stable_sync_reschedules, p.refusal_checks_join, p.static_replacement_keeps_new) == (
-        True, False, False, False)
-    assert (q.keyed_timers, q.stable_sync_reschedules, q.refusal_checks_join, q.static_replacement_keeps_new) == (
-        False, True, True, True)
+    switches = ("keyed_timers", "stable_sync_reschedules", "refusal_checks_join", "static_replacement_keeps_new",
+                "fresh_is_initial_rebalance", "expiry_completes_initial_join", "pending_leave_rebalances")
+    assert [getattr(p, n) for n in switches] == [True, False, False, False, True, True, True]
+    assert [getattr(q, n) for n in switches] == [False, True, True, True, False, False, False]
     # everything else is 3.9's protocol
-    same = {f.name for f in dataclasses.fields(p)} - {"name", "keyed_timers", "stable_sync_reschedules",
-                                                       "refusal_checks_join", "static_replacement_keeps_new",
-                                                       "store_errors"}
+    same = {f.name for f in dataclasses.fields(p)} - {"name", "store_errors", *switches}
     assert {n: getattr(p, n) for n in same} == {n: getattr(q, n) for n in same}
 
 
@@ -108,3 +106,45 @@ def test_r8_a_failed_assignment_write_is_answered_the_release_mapping(raw: str, 
         found = outcomes(s, act, profile, SCOPE, detail=raw, canonical=False)
         errors = {a.error for _, out in found for a in out.answers if a.api == "SyncGroup"}
         assert errors == {want}, profile
+
+
+def test_r1_a_rebalance_of_no_members_waits_for_its_join_task() -> None:
+    """3.x: the DelayedJoin of no members has timeout 0 and completes at creation; 4.x: the delay-0 task's event runs
+    later, and the join check decides now — a pending id still to join keeps it waiting (GMM@4.1.1:6906-6925)."""
+    s = State(COMPLETING, sync_op=True, fresh=False,
+              slots=(_member(leader=True, pending_sync=True, watch=1), Slot(status=PENDING, watch=1)))
+    act = AbstractAction("ExpireSync")
+    after39, _ = _only(s, act, "3.9")
+    after41, _ = _only(s, act, "4.1")
+    assert after39.group == "Empty"
+    assert after41.group == PREPARING and after41.join_op == JOIN
+
+
+def test_a_member_expiring_in_the_initial_rebalance_completes_it_on_4x() -> None:
+    """GMM@4.1.1:6749-6753: removing an expired pending id re-checks the join with no initial-rebalance guard."""
+    s = State(PREPARING, "initial", slots=(_member(leader=True, awaiting_join=True, is_new=True, watch=1),
+                                           Slot(status=PENDING, watch=1)))
+    act = AbstractAction("ExpireHeartbeat", 1)
+    after39, _ = _only(s, act, "3.9")
+    after41, _ = _only(s, act, "4.1")
+    assert after39.group == PREPARING and after39.join_op == "initial"
+    assert after41.group == COMPLETING
+
+
+def test_a_pending_leave_rebalances_a_stable_group_on_4x() -> None:
+    """GMM@4.1.1:7898-7950: a removed pending id is a valid leave, and Stable rebalances."""
+    s = State(STABLE, fresh=False, slots=(_member(leader=True, watch=1), Slot(status=PENDING, watch=1)))
+    act = AbstractAction("LeaveGroup", 1)
+    after39, _ = _only(s, act, "3.9")
+    after41, _ = _only(s, act, "4.1")
+    assert after39.group == STABLE and after41.group == PREPARING
+
+
+def test_new_members_extend_an_initial_rebalance_after_a_generation_on_4x() -> None:
+    """GMM@4.1.1:6819-6822 (previousState == EMPTY) vs GroupCoordinator.scala@3.9.1:1329-1331 (generation 0): a group
+    that emptied after a generation rebalances from Empty again; a member joining it sets newMemberAdded on 4.x."""
+    s = State("Empty", fresh=False, slots=(FREE, FREE))
+    joined = [_only(x, AbstractAction("JoinGroup/new", 1), p)[0]
+              for p, x in (("3.9", _only(s, AbstractAction("JoinGroup/new", 0), "3.9")[0]),
+                           ("4.1", _only(s, AbstractAction("JoinGroup/new", 0), "4.1")[0]))]
+    assert [j.new_member_added for j in joined] == [False, True]

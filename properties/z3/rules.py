@@ -195,12 +195,14 @@ def prepare(p: ModelProfile, w: SW) -> Ws:
 
 def _arm_join(p: ModelProfile, w: SW) -> Ws:
     initial = p.initial_delay and w.holds(w.is_group(EMPTY))
+    if p.fresh_is_initial_rebalance:   # 4.x: fresh = this rebalance started from Empty (GMM@4.1.1:6819-6822)
+        w.fresh = z3.BoolVal(initial)
     if p.delayed_sync:
         w.sync_op = FALSE
         w.disarm(SYNC_OP)
         w.fill("pending_sync", FALSE)
     w.group = GROUP[PREPARING]
-    if initial and w.holds(w.voc.initial_delay):
+    if initial and (p.keyed_timers or w.holds(w.voc.initial_delay)):   # 4.x: a delay-0 task still waits (R1)
         w.join_op = JOIN_OP[INITIAL_JOIN]
         w.arm(INITIAL_JOIN_OP, None, SOURCE[INITIAL])
         return [w]
@@ -209,7 +211,7 @@ def _arm_join(p: ModelProfile, w: SW) -> Ws:
         return complete_join(p, w)
     w.join_op = JOIN_OP[JOIN]
     w.arm(DELAYED_JOIN, None, SOURCE[REBALANCE])
-    if not w.holds(exists_member(w)):   # the rebalance timeout of no members is 0: the op fires at creation
+    if not p.keyed_timers and not w.holds(exists_member(w)):   # no members: timeout 0, fires at creation (3.x)
         return complete_join(p, w)
     return check_join(p, w)
 
@@ -221,9 +223,13 @@ def _all_joined(p: ModelProfile, w: SW) -> Expr:
     return z3.And(joined, z3.Not(w.exists(lambda x: w.get("status", x) == STATUS[PENDING])))
 
 
-def check_join(p: ModelProfile, w: SW) -> Ws:
-    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined."""
-    if w.holds(w.is_group(PREPARING)) and w.holds(w.join_op == JOIN_OP[JOIN]) and w.holds(_all_joined(p, w)):
+def check_join(p: ModelProfile, w: SW, expiry: bool = False) -> Ws:
+    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined (``expiry``: after a removal
+    by session expiry, which on 4.x completes an initial-delay join too)."""
+    op = w.join_op == JOIN_OP[JOIN]
+    if expiry and p.expiry_completes_initial_join:
+        op = z3.Or(op, w.join_op == JOIN_OP[INITIAL_JOIN])
+    if w.holds(w.is_group(PREPARING)) and w.holds(op) and w.holds(_all_joined(p, w)):
         return complete_join(p, w)
     return [w]
 

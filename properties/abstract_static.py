@@ -121,6 +121,10 @@ STATIC_FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({(name, p): wh
      "member id there, no member any more, until the DelayedSync expires and rebalances (SPEC.md §3.1 J5a step 4, "
      "Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340; replaced by "
      "model-pending-sync-only-after-join-for-members-or-replaced-ids)"),
+    ("model-initial-join-only-while-every-member-is-new", when("static-replacement-is-a-new-member"),
+     "4.x (SPEC-4x.md R12; ClassicGroup.java@4.1.1:549-597): a static member that restarts during the initial "
+     "rebalance is replaced by a new member object, which is not new, so the InitialDelayedJoin waits with a member "
+     "that is not new (static 1-slot graph of 4.1: JoinGroup/static-new, JoinGroup/static-rejoin)"),
 ) for p in MODELLED if applies(p)})
 
 #: (output property of properties/abstract_outputs.py, profile) pairs the static scope breaks by design: the static

@@ -43,7 +43,7 @@ from explore.deadlines import applies as timed
 from explore.static_coverage import static_map
 from harness.puppets import same_millisecond_matters
 from kgc.directed import Coverage, profile_map, report, swept
-from kgc.runs import CheckedRun, Found, shrink
+from kgc.runs import REFINES, CheckedRun, Found, shrink
 from model.releases import fact, release
 from properties.catalog import for_profile
 from properties.runtime_4x import rules_for
@@ -372,7 +372,7 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
     plan = Plan.for_budget(budget_s)
     start = time.perf_counter()
     if not release(profile).runnable:
-        return _runtime_gate(profile, mutant, plan, seed, progress, budget_s)
+        return _runtime_gate(profile, mutant, plan, seed, progress, budget_s, prove)
     result = GateResult(profile, mutant, seed, properties=tuple(
         p.name for p in for_profile(profile, level="concrete") if p.kind != "sometimes"))
 
@@ -418,20 +418,29 @@ RUNTIME_WALK_SHARE = 3
 RUNTIME_FAULTS_SCOPE, RUNTIME_FAULTS_MEMBERS, RUNTIME_FAULTS_LESS = "faults", 2, 2
 
 
+#: what the gate runs on a release the model has a profile for but the catalog does not judge yet (4.1), in one line
+RUNTIME_PHASES = ("walks checked by the runtime rules and the state refinement against its model profile, two "
+                  "explorations checked by the runtime rules, then the Z3 proofs of that profile; no scenarios, "
+                  "machines, directed or static sweep, coverage: they judge through the catalog and the labelled "
+                  "refinement, which read the Scala coordinator")
+
+
 def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progress: Callable[[str], None],
-                  budget_s: float) -> GateResult:
-    """A release the catalog and the model do not judge yet (4.1, README "Kafka 4.x"): the seeded walks and two
-    breadth-first explorations, every step checked by the runtime's rules (properties/runtime_4x.py); no scenarios,
-    machines, sweep, coverage or proofs (they read the model or the Scala coordinator's structures)."""
+                  budget_s: float, prove: Callable[[str], PhaseResult] | None = None) -> GateResult:
+    """A release the catalog does not judge yet (4.1, README "Kafka 4.x"): the seeded walks, every step checked by
+    the runtime's rules (properties/runtime_4x.py) and the state refinement, two breadth-first explorations checked by
+    the runtime's rules, and — the model having its profile (model/releases.py ``modelled``) — the Z3 proofs of that
+    profile; ``RUNTIME_PHASES`` says what it leaves out and why."""
     start = time.perf_counter()
     # a third of a judged profile's walk seeds: these walks are this profile's whole gate (at the default budget
     # shared by the profiles: 75 walks of 400 steps, 30,000 checked steps)
     plan = replace(plan, walk_seeds=max(2, plan.walk_seeds // RUNTIME_WALK_SHARE))
-    result = GateResult(profile, mutant, seed, properties=tuple(r.name for r in rules_for(profile)))
+    judged = (REFINES,) if release(profile).modelled else ()   # the state refinement (harness/refinement_4x.py)
+    result = GateResult(profile, mutant, seed, properties=tuple(r.name for r in rules_for(profile)) + judged)
     progress("walks")
     phase, found = walk_phase(profile, mutant, plan, seed)
     phase.seconds = time.perf_counter() - start
-    phase.note = "runtime rules only: the catalog and the refinement do not judge this release yet"
+    phase.note = "on this release: " + RUNTIME_PHASES
     result.phases.append(phase)
     if found is not None:
         progress("shrinking the counterexample")
@@ -443,6 +452,11 @@ def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progr
     phase, result.found = runtime_explore_phase(profile, mutant, plan)
     phase.seconds = time.perf_counter() - t0
     result.phases.append(phase)
+    if result.found is not None:
+        return result
+    if prove is not None and mutant is None and release(profile).modelled:
+        progress("prove")
+        result.phases.append(prove(profile))
     return result
 
 

@@ -8,6 +8,7 @@ from typing import Callable, Sequence
 from core.actions import Action
 from core.trace import Trace, Violation
 from harness.refinement import RefinementChecker
+from harness.refinement_4x import StateRefinement4x, reason as refinement_reason
 from harness.replay import world_for
 from harness.world import World
 from properties.check import Checker
@@ -43,12 +44,17 @@ class CheckedRun:
         #: a release the catalog and the model do not judge yet (4.1) is checked by its runtime rules alone
         #: (properties/runtime_4x.py); None: the catalog and the refinement judge it
         self.rules: tuple[RuntimeRule, ...] | None = None
+        #: a release the model has a profile for but the catalog does not judge yet (4.1): every step's abstract
+        #: states are judged against the model (harness/refinement_4x.py) beside the runtime rules
+        self.states: StateRefinement4x | None = None
         if not release(world.profile.name).runnable:
             self.rules = rules_for(world.profile.name)
             self.violations: list[Violation] = []
             self.refinement: RefinementChecker | None = None
             self.raising: Action | None = None
             self.unobservable = False
+            if refine and release(world.profile.name).modelled:
+                self.states = StateRefinement4x(world)
             return
         self.checker = Checker(world)
         self.violations = [v for v in self.checker.violations if v.property == OBSERVES]
@@ -84,11 +90,17 @@ class CheckedRun:
 
     def _step_by_rules(self, action: Action) -> list[Violation]:
         assert self.rules is not None
+        taken = self.states.before_step(action) if self.states is not None else None
         try:
             found = [Violation(v.rule, v.step, v.reason) for v in checked_step(self.world, action, self.rules)]
         except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a finding
             self.raising = action
             found = [Violation(RAISES, len(self.world.steps), f"{action} raised {type(exc).__name__}: {exc}")]
+        if self.states is not None and taken is not None and self.raising is None:
+            step = len(self.world.steps) - 1
+            why = refinement_reason(self.states.after_step(action, taken), action, step, self.world.profile.name)
+            if why is not None:
+                found.append(Violation(REFINES, step, why))
         self.violations.extend(found)
         return found
 

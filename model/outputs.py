@@ -25,6 +25,8 @@ the coordinator's with them.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Mapping
 
 #: generation relations of an answer
 CURRENT, NEW, NONE_GEN, NO_FIELD = "current", "new", "none", "-"
@@ -72,18 +74,29 @@ class Arm:
 
 #: SPEC.md §3.2, store error mapping [GMM 2.4–3.9]: the error parked SyncGroups get when the
 #: leader's group record fails to append (anything not listed passes through)
-STORE_ERRORS = {
+STORE_ERRORS: Mapping[str, str] = MappingProxyType({
     "UNKNOWN_TOPIC_OR_PARTITION": "COORDINATOR_NOT_AVAILABLE", "NOT_ENOUGH_REPLICAS": "COORDINATOR_NOT_AVAILABLE",
     "NOT_ENOUGH_REPLICAS_AFTER_APPEND": "COORDINATOR_NOT_AVAILABLE", "NOT_LEADER_OR_FOLLOWER": "NOT_COORDINATOR",
     "NOT_LEADER_FOR_PARTITION": "NOT_COORDINATOR", "KAFKA_STORAGE_ERROR": "NOT_COORDINATOR",
     "REQUEST_TIMED_OUT": "REBALANCE_IN_PROGRESS", "MESSAGE_TOO_LARGE": "UNKNOWN_SERVER_ERROR",
     "RECORD_LIST_TOO_LARGE": "UNKNOWN_SERVER_ERROR", "INVALID_FETCH_SIZE": "UNKNOWN_SERVER_ERROR",
-}
+})
 
 
-def store_error(raw: str) -> str:
-    """The error a failed group-record append is answered with (SPEC.md §3.2)."""
-    return STORE_ERRORS.get(raw, raw)
+#: SPEC-4x.md R8 (GroupMetadataManager.java@4.1.1:7498-7517, appendGroupMetadataErrorToResponseError): a write that
+#: timed out is COORDINATOR_NOT_AVAILABLE and NOT_ENOUGH_REPLICAS_AFTER_APPEND passes through
+STORE_ERRORS_4X: Mapping[str, str] = MappingProxyType({
+    "UNKNOWN_TOPIC_OR_PARTITION": "COORDINATOR_NOT_AVAILABLE", "NOT_ENOUGH_REPLICAS": "COORDINATOR_NOT_AVAILABLE",
+    "REQUEST_TIMED_OUT": "COORDINATOR_NOT_AVAILABLE", "NOT_LEADER_OR_FOLLOWER": "NOT_COORDINATOR",
+    "KAFKA_STORAGE_ERROR": "NOT_COORDINATOR", "MESSAGE_TOO_LARGE": "UNKNOWN_SERVER_ERROR",
+    "RECORD_LIST_TOO_LARGE": "UNKNOWN_SERVER_ERROR", "INVALID_FETCH_SIZE": "UNKNOWN_SERVER_ERROR",
+})
+
+
+def store_error(raw: str, table: Mapping[str, str] | None = None) -> str:
+    """The error a failed group-record append is answered with (SPEC.md §3.2; ``table``: the release's mapping,
+    ModelProfile.store_errors — 3.x's by default)."""
+    return (STORE_ERRORS if table is None else table).get(raw, raw)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,14 +3,34 @@
 Independent of impl/ by design (the model is the spec the coordinator must refine); a test
 checks that the two agree where they describe the same switch. Every switch is read from the
 release facts of model/releases.py, so a profile is derived, never written out per release.
+
+Kafka 4.x (release 4.1, SPEC-4x.md) is 3.9's protocol with eight switches (``keyed_timers`` R1, ``store_errors`` R8,
+``stable_sync_reschedules`` R9, ``refusal_checks_join`` R10, ``static_replacement_keeps_new`` R12, and three SPEC-4x.md
+does not list, found by the state refinement of the Java runtime and read in GroupMetadataManager.java@4.1.1:
+``fresh_is_initial_rebalance``, ``expiry_completes_initial_join`` and ``pending_leave_rebalances``). Its writes stand
+in ``State.appends`` as the Scala appends do, because at this level they act alike: the model keeps only the writes
+that carry a completion callback — the leader's assignment (its callback's guard is 3.9's: still
+CompletingRebalance, same generation; GroupMetadataManager.java@4.1.1 classicGroupSyncToCompletingRebalance) and a
+static member's persisted replacement (no guard, reverted on failure, GMM:7179-7260) — and such a callback runs once,
+oldest first: ``CompleteAppend[ok]`` when the write commits (CoordinatorRuntime.java@4.1.1:1436-1446 completes the
+append future with the deferred event), ``[error]`` when its batch fails or its write times out (the mapped error,
+R2, R8). In 4.x a write's state change is applied when the write is issued and a failed batch reverts only the
+timeline structures (the group map, offsets) to their state before the batch; a classic group's own fields are plain
+objects the revert does not touch, so the group, its members and its state stay as the callback leaves them — which is
+what the model's callback already says. What the abstract state does not keep: the writes without records (every
+other request is a write event whose answer waits for earlier writes to commit, R3 — a matter of when an answer is
+sent, checked by properties/runtime_4x.py, not of the group's state); and the creation record of a new group (R5):
+its failure reverts the group map, removing the group created in that batch, which this model does not represent yet
+(a batch whose writes fail together is not one abstract append), so 4.1's graph has no group reverted to Absent.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Mapping
 
-from model.releases import RUNNABLE, fact
+from model.outputs import STORE_ERRORS, STORE_ERRORS_4X
+from model.releases import MODELLED, fact
 from model.state import COMPLETING, EMPTY, PREPARING, STABLE
 
 
@@ -62,6 +82,23 @@ class ModelProfile:
     refusal_drops_instance: bool = False   # 2.3–2.7: a refusal drops the request's instance mapping
     remove_drops_pending: bool = False     # 3.0+: a refused pending id stops being pending
     batch_leave: bool = False              # LeaveGroup v3+: top-level and per-identity errors (KAFKA-8221, 2.4.0)
+    # -- Kafka 4.x: the Java group coordinator serving classic groups (SPEC-4x.md) -------------------------------
+    #: R1: a slot's liveness watch is one keyed timer — a reschedule replaces it (never completes it at birth, as
+    #: 3.x's heartbeatSatisfied does for an awaiting member) and the firing decides by the member as it is then
+    keyed_timers: bool = False
+    stable_sync_reschedules: bool = True    # R9: False = a SyncGroup in Stable leaves the session timer alone
+    refusal_checks_join: bool = True        # R10: False = a GROUP_MAX_SIZE_REACHED refusal skips the join check
+    static_replacement_keeps_new: bool = True   # R12: False = the replacement is a new member object, never new
+    #: 4.x: ``State.fresh`` is "this rebalance started from Empty" (newMemberAdded may be set, GMM@4.1.1:6819-6822),
+    #: not "generation 0" (3.x, GroupCoordinator.scala@3.9.1:1329-1331)
+    fresh_is_initial_rebalance: bool = False
+    #: 4.x: a removal by session expiry re-checks the join phase without sparing the initial delay (GMM@4.1.1:
+    #: 6728-6732, 6749-6753)
+    expiry_completes_initial_join: bool = False
+    #: 4.x: a pending id's LeaveGroup rebalances a Stable/CompletingRebalance group (GMM@4.1.1:7898-7950)
+    pending_leave_rebalances: bool = False
+    #: the answer a failed group-record write maps its error to (SPEC.md §3.2; 4.x maps a timeout too, R8)
+    store_errors: Mapping[str, str] = field(default_factory=lambda: STORE_ERRORS)
 
     def can_rebalance(self, state: str) -> bool:
         return state in self.previous[PREPARING]
@@ -153,11 +190,18 @@ def model_profile(name: str) -> ModelProfile:
         max_size_rule=("accept-joining-member" if has("accept-joining-member") else
                        "over-capacity" if has("group-max-size") else "off"),
         refusal_drops_instance=has("static-membership") and not has("group-remove-drops-static-mapping"),
-        remove_drops_pending=has("group-remove-drops-pending"), batch_leave=has("batch-leave-group"))
+        remove_drops_pending=has("group-remove-drops-pending"), batch_leave=has("batch-leave-group"),
+        keyed_timers=has("keyed-timers"), stable_sync_reschedules=not has("stable-sync-keeps-session-timer"),
+        refusal_checks_join=not has("max-size-refusal-skips-join-check"),
+        static_replacement_keeps_new=not has("static-replacement-is-a-new-member"),
+        fresh_is_initial_rebalance=has("new-member-added-in-initial-rebalance"),
+        expiry_completes_initial_join=has("expiry-completes-initial-join"),
+        pending_leave_rebalances=has("pending-leave-rebalances"),
+        store_errors=STORE_ERRORS_4X if has("store-timeout-not-available") else STORE_ERRORS)
 
 
-#: the runnable releases (model/releases.py RUNNABLE); a known release becomes one by turning runnable
-MODEL_PROFILES: Mapping[str, ModelProfile] = MappingProxyType({name: model_profile(name) for name in RUNNABLE})
+#: the modelled releases (model/releases.py MODELLED: the runnable ones, and 4.1 whose runtime is not judged yet)
+MODEL_PROFILES: Mapping[str, ModelProfile] = MappingProxyType({name: model_profile(name) for name in MODELLED})
 
 
 def get_model_profile(name: str) -> ModelProfile:

@@ -47,6 +47,13 @@ class Release:
     era: str           # SPEC.md §0 eras
     runnable: bool     # impl/ and model/ carry a profile for it; False = known, not yet a profile
     what: str
+    #: the model has a profile for it (graph, pinned counts, Z3 proofs) — every runnable release, and a known one
+    #: whose coordinator the catalog and the labelled refinement do not judge yet
+    modelled: bool = False
+
+    def __post_init__(self) -> None:
+        if self.runnable:
+            object.__setattr__(self, "modelled", True)
 
 
 #: every release kgc knows, oldest first; ``runnable`` ones have an impl and a model profile
@@ -56,12 +63,15 @@ RELEASES: tuple[Release, ...] = (
     Release("2.7.0", "E4", True, "heartbeatSatisfied liveness, heartbeats answered NONE in CompletingRebalance"),
     Release("3.9", "E5", True, "the last Scala classic coordinator: DelayedSync, timeouts updated on rejoin"),
     # Kafka 4.1.1: classic groups served by the Java group coordinator (SPEC-4x.md; impl/java_gc). The world drives
-    # it (harness/world.py) but the model, the catalog and the refinement do not judge it yet: not runnable here.
+    # it (harness/world.py) and the model has its profile (graph, proofs: model/profiles.py), but the catalog and the
+    # labelled refinement do not judge its runtime yet: modelled, not runnable.
     Release("4.1", "4x", False, "classic groups in the Java group coordinator: keyed timers, every request a "
-                                "log write, answers held behind uncommitted writes (impl/java_gc)"),
+                                "log write, answers held behind uncommitted writes (impl/java_gc)", modelled=True),
 )
 KNOWN: tuple[str, ...] = tuple(r.name for r in RELEASES)
 RUNNABLE: tuple[str, ...] = tuple(r.name for r in RELEASES if r.runnable)
+#: the releases the model has a profile for (runnable ones and those only modelled so far)
+MODELLED: tuple[str, ...] = tuple(r.name for r in RELEASES if r.modelled)
 
 
 def release(name: str) -> Release:
@@ -292,6 +302,22 @@ _FACTS: tuple[Fact, ...] = (
     Fact("static-replacement-is-a-new-member", "4.0.0",
          "A static restart builds a new member object, never new (isNew false), instead of re-keying the old one.",
          "SPEC.md §3.1 J5a step 4 vs SPEC-4x.md R12; ClassicGroup.java@4.1.1:549-597"),
+    Fact("new-member-added-in-initial-rebalance", "4.0.0",
+         "A member added while the group is PreparingRebalance marks newMemberAdded (the initial delay may extend) "
+         "when that rebalance started from Empty, whatever the generation (3.x: only at generation 0).",
+         "SPEC.md §4.5 vs GroupMetadataManager.java@4.1.1:6819-6822 (previousState == EMPTY); "
+         "GroupCoordinator.scala@3.9.1:1329-1331 (generationId == 0); not in SPEC-4x.md"),
+    Fact("expiry-completes-initial-join", "4.0.0",
+         "A member or pending member removed by its session timer in PreparingRebalance completes the join phase once "
+         "every remaining member has joined, even during the initial delay (3.x: an InitialDelayedJoin never "
+         "completes early; a LeaveGroup checks maybeCompleteJoinPhase, which waits, in both).",
+         "SPEC.md §4.5 (InitialDelayedJoin.tryComplete is false) vs GroupMetadataManager.java@4.1.1:6728-6732, "
+         "6749-6753 (no previousState check) and 6188-6208 (maybeCompleteJoinPhase checks it); not in SPEC-4x.md"),
+    Fact("pending-leave-rebalances", "4.0.0",
+         "A LeaveGroup that removes a pending member id counts as a member leaving: in Stable or CompletingRebalance "
+         "the group rebalances (3.x: the pending id is dropped and only the join phase re-checked).",
+         "SPEC.md §3.4 (removePendingMemberAndUpdateGroup) vs GroupMetadataManager.java@4.1.1:7898-7950; "
+         "GroupCoordinator.scala@3.9.1 handleLeaveGroup; not in SPEC-4x.md"),
     Fact("join-group-v0-v1-removed", "4.0.0",
          "Brokers no longer accept JoinGroup v0-v1 (KIP-896).",
          "SPEC.md §7 vs SPEC-4x.md R14; JoinGroupRequest.json@4.0.0"),

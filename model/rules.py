@@ -109,6 +109,9 @@ def reschedule(p: ModelProfile, w: W, i: int, source: str = SESSION) -> Ws:
     """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6); the new op's delay is ``source``."""
     s = w.slots[i]
     awaiting = s.awaiting_join or s.awaiting_sync
+    if p.keyed_timers:     # 4.x (SPEC-4x.md R1): the member's key gets a new task, which replaces the old one; no
+        # task completes at birth — its firing asks the member as it is then (GroupMetadataManager.java@4.1.1:7061-7074)
+        return [w.disarm(HEARTBEAT_OP, i).arm(HEARTBEAT_OP, i, source).set(i, watch=1)]
     if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
         w.disarm(HEARTBEAT_OP, i)
         survives = s.is_new or not awaiting
@@ -188,12 +191,16 @@ def prepare(p: ModelProfile, w: W) -> Ws:
 
 def _arm_join(p: ModelProfile, w: W) -> Ws:
     initial = w.group == EMPTY and p.initial_delay
+    if p.fresh_is_initial_rebalance:   # 4.x: new members may extend this rebalance iff it started from Empty
+        w.fresh = initial
     if p.delayed_sync:
         w.sync_op = False
         w.disarm(SYNC_OP)
         w.slots = [replace(s, pending_sync=False) for s in w.slots]
     w.group = PREPARING
-    if initial and w.initial_delay:
+    # 4.x (SPEC-4x.md R1): a task of delay 0 is still a keyed task whose event runs later (GMM@4.1.1 prepareRebalance
+    # schedules the initial-delay task whatever group.initial.rebalance.delay.ms is), never at creation
+    if initial and (w.initial_delay or p.keyed_timers):
         w.join_op = INITIAL_JOIN
         w.arm(INITIAL_JOIN_OP, -1, INITIAL)
         return [w]
@@ -202,8 +209,8 @@ def _arm_join(p: ModelProfile, w: W) -> Ws:
         return complete_join(p, w)
     w.join_op = JOIN
     w.arm(JOIN_OP, -1, REBALANCE)
-    if not w.members():   # the rebalance timeout of no members is 0: the op fires at creation
-        return complete_join(p, w)
+    if not w.members() and not p.keyed_timers:   # the rebalance timeout of no members is 0: the op fires at creation
+        return complete_join(p, w)   # (4.x: a delay-0 task waits for its event; the join check decides now, R1)
     return check_join(p, w)
 
 
@@ -212,9 +219,11 @@ def _all_joined(p: ModelProfile, w: W) -> bool:
     return joined and not (p.pending_members and any(s.status == PENDING for s in w.slots))
 
 
-def check_join(p: ModelProfile, w: W) -> Ws:
-    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined."""
-    if w.group == PREPARING and w.join_op == JOIN and _all_joined(p, w):
+def check_join(p: ModelProfile, w: W, expiry: bool = False) -> Ws:
+    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined (``expiry``: the check after
+    a removal by session expiry, which on 4.x completes an initial-delay join too)."""
+    ops = (JOIN, INITIAL_JOIN) if expiry and p.expiry_completes_initial_join else (JOIN,)
+    if w.group == PREPARING and w.join_op in ops and _all_joined(p, w):
         return complete_join(p, w)
     return [w]
 

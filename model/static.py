@@ -61,6 +61,8 @@ def static_rejoin(p: ModelProfile, w: W, i: int, changed: bool = False) -> Ws:
     if not _leave_ops_behind(w, i):
         return []
     w.set(i, awaiting_join=False, awaiting_sync=False, persist=False)
+    if not p.static_replacement_keeps_new:   # 4.x (SPEC-4x.md R12): a new member object, never new
+        w.set(i, is_new=False)
     ws = [x.set(i, awaiting_join=True) for x in reschedule(p, w, i)]
     if w.group == PREPARING:
         return each(ws, lambda x: check_join(p, x))
@@ -103,7 +105,7 @@ def complete_static_append(p: ModelProfile, w: W, ok: bool, pending_static: int)
     return out
 
 
-def complete_orphan_append(w: W, ok: bool) -> Ws:
+def complete_orphan_append(p: ModelProfile, w: W, ok: bool) -> Ws:
     """The callback of a static append whose group object left the cache acts on that object: it answers the
     JoinGroup it still holds parked (success: NONE; failure: the store error with member id ""), with that
     object's generation — or nothing, when that member's join was answered already or its id is gone, and on
@@ -114,7 +116,7 @@ def complete_orphan_append(w: W, ok: bool) -> Ws:
     if ok:
         answered.answer(-1, "JoinGroup", "NONE", APPEND_GEN, STATIC)
     else:
-        answered.answer(-1, "JoinGroup", store_error(w.detail), APPEND_GEN, ERROR_PRIOR)
+        answered.answer(-1, "JoinGroup", store_error(w.detail, p.store_errors), APPEND_GEN, ERROR_PRIOR)
     return [w, answered]
 
 
@@ -131,7 +133,7 @@ def _revert(p: ModelProfile, w: W, i: int) -> Ws:
     still owed a SyncGroup (Corrections 3) it owes it as that member."""
     if w.slots[i].awaiting_sync:
         w.answer(i, "SyncGroup", "FENCED_INSTANCE_ID")
-    w.answer(i, "JoinGroup", store_error(w.detail), CURRENT, ERROR_PRIOR)
+    w.answer(i, "JoinGroup", store_error(w.detail, p.store_errors), CURRENT, ERROR_PRIOR)
     w.set(i, awaiting_join=False, awaiting_sync=False)
     old_ids = [j for j, s in enumerate(w.slots) if s.status == ABSENT and (s.watch or s.pending_sync)]
     if not _leave_ops_behind(w, i):

@@ -81,7 +81,8 @@ def _sync(p: ModelProfile, w: W, i: int) -> Ws:
     if w.group == STABLE:
         w.answer(i, "SyncGroup", "NONE").set(i, pending_sync=False)
         _settle_sync_op(w)
-        return reschedule(p, w, i)
+        # 4.x (SPEC-4x.md R9): the stored assignment is answered and the session timer left as it is
+        return reschedule(p, w, i) if p.stable_sync_reschedules else [w]
     return [w.answer(i, "SyncGroup", "REBALANCE_IN_PROGRESS")]   # PreparingRebalance (SPEC.md §3.2)
 
 
@@ -104,7 +105,7 @@ def _append(p: ModelProfile, w: W) -> Ws:
 def _store(p: ModelProfile, w: W, ok: bool) -> Ws:
     """The store callback of an append for the current generation (still CompletingRebalance)."""
     ws = [w]
-    error = "NONE" if ok else store_error(w.detail)
+    error = "NONE" if ok else store_error(w.detail, p.store_errors)
     for i in w.members():
         if w.slots[i].awaiting_sync:
             ws = each(ws, lambda x, i=i: reschedule(p, x.answer(i, "SyncGroup", error).set(i, awaiting_sync=False), i))
@@ -128,15 +129,16 @@ def _leave(p: ModelProfile, w: W, i: int) -> Ws:
     w.answer(i, "LeaveGroup", "NONE")
     if w.slots[i].status == PENDING:   # the pending id is dropped and its op completes (SPEC.md §3.4)
         w.disarm(PENDING_OP, i).set(i, status=ABSENT, watch=0)
-        return check_join(p, w)
+        # 4.x: it counts as a member that left (GMM@4.1.1:7898-7950): Stable/CompletingRebalance rebalance
+        return _after_removal(p, w) if p.pending_leave_rebalances else check_join(p, w)
     return each(remove(p, w, i, complete_ops=True), lambda x: _after_removal(p, x))
 
 
-def _after_removal(p: ModelProfile, w: W) -> Ws:
+def _after_removal(p: ModelProfile, w: W, expiry: bool = False) -> Ws:
     """removeMemberAndUpdateGroup / onMemberFailure: rebalance, or re-check the join phase."""
     if w.group in (STABLE, COMPLETING):
         return maybe_prepare(p, w)
-    return check_join(p, w)
+    return check_join(p, w, expiry)
 
 
 def _expire_heartbeat(p: ModelProfile, w: W, i: int) -> Ws:
@@ -149,7 +151,7 @@ def _on_expire(p: ModelProfile, w: W, i: int) -> Ws:
     slot = w.slots[i]
     if slot.status == PENDING:
         w.set(i, status=ABSENT)
-        return check_join(p, w)
+        return check_join(p, w, expiry=True)
     if slot.status == ABSENT:   # E0: an op that outlived its member still runs onMemberFailure (KAFKA-7196)
         return _after_removal(p, w) if p.removed_op_runs_failure else [w]   # 2.3.1+: it only logs
     awaiting = slot.awaiting_join or slot.awaiting_sync
@@ -159,7 +161,7 @@ def _on_expire(p: ModelProfile, w: W, i: int) -> Ws:
     # removeMemberAndUpdateGroup leaves the member's other ops: with the flag there are none (each reschedule
     # completed them); with deadline arithmetic ops of the same millisecond outlive it and expire idly
     return each(remove(p, w, i, complete_ops=p.removal_completes_ops and p.satisfied_flag),
-                lambda x: _after_removal(p, x))
+                lambda x: _after_removal(p, x, expiry=True))
 
 
 def _expire_join(p: ModelProfile, w: W) -> Ws:
@@ -218,6 +220,10 @@ def _load(p: ModelProfile, w: W) -> Ws:
         empty = w.copy()
         empty.group, empty.fresh = EMPTY, False
         out.append(empty)
+    if p.fresh_is_initial_rebalance:      # 4.x: a group known by its offsets only loads Empty at generation 0
+        simple = w.copy()
+        simple.group, simple.fresh = EMPTY, True
+        out.append(simple)
     for k in range(1, len(w.slots) + 1):
         x = w.copy()
         x.group, x.fresh = STABLE, False
@@ -238,7 +244,7 @@ def _complete_append(p: ModelProfile, w: W, ok: bool) -> Ws:
     if kind == APPEND_STATIC:
         return complete_static_append(p, w, ok, pending_static)
     if kind == APPEND_ORPHAN:
-        return complete_orphan_append(w, ok)
+        return complete_orphan_append(p, w, ok)
     return _store(p, w, ok) if kind == APPEND_CURRENT else [w]
 
 
@@ -335,6 +341,8 @@ def _at_capacity(p: ModelProfile, w: W, action: AbstractAction) -> Ws | None:
         w.set(i, status=ABSENT)   # its pending expiration stays armed and later expires idly
     elif action.kind == "JoinGroup/static-rejoin" and p.refusal_drops_instance:
         w.set(i, static=False)
+    if not p.refusal_checks_join:   # 4.x (SPEC-4x.md R10): GroupMetadataManager.java@4.1.1:6134-6139 stops here
+        return ws
     return each(ws, lambda x: check_join(p, x))
 
 

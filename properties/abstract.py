@@ -12,7 +12,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from model.releases import RUNNABLE, Predicate, all_of, everywhere, unless, when
+from model.releases import MODELLED, Predicate, all_of, everywhere, unless, when
 from model.state import (ABSENT, ABSENT_GROUP, APPEND_CURRENT, COMPLETING, EMPTY, FREE, INITIAL_JOIN, MEMBER, NO_JOIN,
                          PENDING, PREPARING, STABLE, State)
 from properties.catalog import AppliesTo, Property, always, for_profile
@@ -123,7 +123,9 @@ def initial_join_from_empty(s: State) -> Witness | None:
            claim="An InitialDelayedJoin can be extended (newMemberAdded set) only while the group has never "
                  "completed a rebalance (generation 0).",
            source="SPEC.md §4.5 (newMemberAdded is only set at generation 0, so an Empty group that has "
-                  "rebalanced before waits exactly D once)", applies_to=when("initial-delayed-join"))
+                  "rebalanced before waits exactly D once); not 4.x, where a rebalance from Empty at any generation "
+                  "extends for new members (GroupMetadataManager.java@4.1.1:6819-6822) and State.fresh means that",
+           applies_to=all_of(when("initial-delayed-join"), unless("new-member-added-in-initial-rebalance")))
 def initial_join_extends_only_at_generation_0(s: State) -> Witness | None:
     if s.join_op == INITIAL_JOIN and s.new_member_added and not s.fresh:
         return {"join_op": s.join_op, "new_member_added": True, "generation_0": False}
@@ -226,8 +228,8 @@ def no_orphan_watch(s: State) -> Witness | None:
 
 # -- the proof's bookkeeping -----------------------------------------------------------------------
 def _per_profile(rows: tuple[tuple[str, Predicate, str], ...]) -> Mapping[tuple[str, str], str]:
-    """(property, profile) -> why, for every runnable profile where the row's release predicate holds."""
-    return MappingProxyType({(name, p): why for name, applies, why in rows for p in RUNNABLE if applies(p)})
+    """(property, profile) -> why, for every modelled profile where the row's release predicate holds."""
+    return MappingProxyType({(name, p): why for name, applies, why in rows for p in MODELLED if applies(p)})
 
 
 #: claims added because the inductive proof needs them (each is also a protocol fact with a source):
@@ -246,7 +248,8 @@ FINDINGS: Mapping[tuple[str, str], str] = _per_profile((
     ("model-removed-member-leaves-no-liveness-op", unless("removal-completes-heartbeat"),
      "KAFKA-7196 (fixed in 2.1.0): removing a member does not complete its DelayedHeartbeat, so a member "
      "removed by a join that it missed keeps a live expiration that later runs onMemberFailure"),
-    ("model-initial-join-extends-only-in-generation-0", when("initial-delayed-join"),
+    ("model-initial-join-extends-only-in-generation-0",
+     all_of(when("initial-delayed-join"), unless("new-member-added-in-initial-rebalance")),
      "newMemberAdded is cleared only when an InitialDelayedJoin extends; one that completes with no time "
      "left (remaining = 0) leaves it set, the flag survives the new generation, and when the group later "
      "empties and a member joins, the next InitialDelayedJoin (generation > 0) sees the stale flag and may "

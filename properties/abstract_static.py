@@ -15,7 +15,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import Callable, Mapping
 
-from model.releases import RUNNABLE, when
+from model.releases import MODELLED, when
 from model.state import APPEND_STATIC, COMPLETING, INITIAL_JOIN, MEMBER, PENDING, PREPARING, STABLE, State
 
 Witness = dict[str, object]
@@ -121,7 +121,11 @@ STATIC_FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({(name, p): wh
      "member id there, no member any more, until the DelayedSync expires and rebalances (SPEC.md §3.1 J5a step 4, "
      "Corrections 3; GroupMetadata.scala 3.9.0-rc3 lines 319-340; replaced by "
      "model-pending-sync-only-after-join-for-members-or-replaced-ids)"),
-) for p in RUNNABLE if applies(p)})
+    ("model-initial-join-only-while-every-member-is-new", when("static-replacement-is-a-new-member"),
+     "4.x (SPEC-4x.md R12; ClassicGroup.java@4.1.1:549-597): a static member that restarts during the initial "
+     "rebalance is replaced by a new member object, which is not new, so the InitialDelayedJoin waits with a member "
+     "that is not new (static 1-slot graph of 4.1: JoinGroup/static-new, JoinGroup/static-rejoin)"),
+) for p in MODELLED if applies(p)})
 
 #: (output property of properties/abstract_outputs.py, profile) pairs the static scope breaks by design: the static
 #: output proof (prove_outputs(static=True)) reports them as findings when its counterexample step is one model.step
@@ -131,4 +135,4 @@ STATIC_OUTPUT_FINDINGS: Mapping[tuple[str, str], str] = MappingProxyType({(name,
      "SPEC.md §4.4 step 1 (2.3+, KIP-345): a static member that did not rejoin stays a member of the new generation "
      "and gets no join response (it learns the generation by rejoining); 2-slot static graph: ExpireJoin with a "
      "static member idle"),
-) for p in RUNNABLE if applies(p)})
+) for p in MODELLED if applies(p)})

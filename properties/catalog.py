@@ -28,11 +28,15 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
-from model.releases import RUNNABLE, Predicate, everywhere, profiles_where
+from model.releases import MODELLED, RUNNABLE, Predicate, everywhere, profiles_where
 
 KINDS = ("always", "always_step", "eventually_within", "sometimes")
 LEVELS = ("concrete", "abstract")
 PROFILES = RUNNABLE     # the runnable releases of model/releases.py
+#: abstract properties judge the model, which has a profile for more releases than the catalog judges concretely
+#: (model/releases.py MODELLED: 4.1's graph and proofs, before its runtime is judged): their release predicates
+#: are read over these
+ABSTRACT_PROFILES = MODELLED
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
 
 #: modules that register properties, in catalog order (a new property module is added here)
@@ -129,8 +133,12 @@ def _module_index(module: str) -> int:
 AppliesTo = Predicate | tuple[str, ...]
 
 
-def _profiles(applies_to: AppliesTo) -> tuple[str, ...]:
-    return profiles_where(applies_to) if callable(applies_to) else tuple(applies_to)
+def _known(level: str | None) -> tuple[str, ...]:
+    return ABSTRACT_PROFILES if level == "abstract" else PROFILES
+
+
+def _profiles(applies_to: AppliesTo, level: str) -> tuple[str, ...]:
+    return profiles_where(applies_to, among=_known(level)) if callable(applies_to) else tuple(applies_to)
 
 
 def _validate(name: str, kind: str, claim: str, source: str, applies_to: tuple[str, ...], level: str) -> None:
@@ -143,8 +151,8 @@ def _validate(name: str, kind: str, claim: str, source: str, applies_to: tuple[s
         problems.append(f"level {level!r} is not one of {', '.join(LEVELS)}")
     if not claim.strip() or not source.strip():
         problems.append("it needs a claim and a source")
-    if not applies_to or any(p not in PROFILES for p in applies_to):
-        problems.append(f"applies_to {applies_to!r} must be a non-empty tuple of {', '.join(PROFILES)}")
+    if not applies_to or any(p not in _known(level) for p in applies_to):
+        problems.append(f"applies_to {applies_to!r} must be a non-empty tuple of {', '.join(_known(level))}")
     if name in _REGISTRY:
         problems.append("that name is already registered")
     if problems:
@@ -154,7 +162,7 @@ def _validate(name: str, kind: str, claim: str, source: str, applies_to: tuple[s
 def _register(name: str, kind: str, claim: str, source: str, applies_to: AppliesTo, level: str,
               check: Callable[..., Any], explain: Callable[..., Witness], z3: str | None, module: str,
               fn: Callable[..., Witness | None] | None = None) -> Property:
-    profiles = _profiles(applies_to)
+    profiles = _profiles(applies_to, level)
     _validate(name, kind, claim, source, profiles, level)
     _counter[0] += 1
     prop = Property(name, kind, claim, source, profiles, level, check, explain, z3,
@@ -248,7 +256,7 @@ CATALOG: Mapping[str, Property] = _Catalog()
 
 def for_profile(profile: str, level: str | None = None, kind: str | None = None) -> tuple[Property, ...]:
     """The properties that apply to ``profile``, optionally of one level and kind, in catalog order."""
-    if profile not in PROFILES:
-        raise CatalogError(f"unknown profile {profile!r}; the catalog knows {', '.join(PROFILES)}.")
+    if profile not in _known(level):
+        raise CatalogError(f"unknown profile {profile!r}; the catalog knows {', '.join(_known(level))}.")
     return tuple(p for p in CATALOG.values() if p.applies(profile) and (level is None or p.level == level)
                  and (kind is None or p.kind == kind))

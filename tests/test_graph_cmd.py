@@ -58,7 +58,7 @@ def test_pictures_are_written(capsys: pytest.CaptureFixture[str], tmp_path: Path
 
 
 @pytest.mark.parametrize(("argv", "sentence"), [
-    (["--profile", "9.9"], "unknown profile '9.9'; known profiles: 0.10.0, 2.4.1, 2.7.0, 3.9."),
+    (["--profile", "9.9"], "unknown profile '9.9'; known profiles: 0.10.0, 2.4.1, 2.7.0, 3.9, 4.1."),
     (["--members", "0"], "--members must be 1 to 5 (the graph grows fast), not 0."),
     (["--members", "6"], "--members must be 1 to 5 (the graph grows fast), not 6."),
     (["--max-appends", "9"], "--max-appends must be 0 to 4, not 9."),

@@ -37,15 +37,31 @@ def test_pinned_graph_sizes_are_unchanged(row: Row) -> None:
 def test_the_manifest_pins_exactly_the_pinned_scopes() -> None:
     assert [(r.profile, r.scope) for r in ROWS] == pinned_scopes()
     assert {(r.profile, r.scope.deferred_appends) for r in ROWS} == {
-        (p, d) for p in ("0.10.0", "2.4.1", "2.7.0", "3.9") for d in (True, False)}
+        (p, d) for p in ("0.10.0", "2.4.1", "2.7.0", "3.9", "4.1") for d in (True, False)}
     # every row builds in seconds but one: 2.4.1's deadline arithmetic with pending members at 4 slots (47,668
     # states); a slow one is marked, not dropped. The static scope (KIP-345) at 3 slots takes 12–60 s on the
     # releases that have it (over SLOW_EDGES); on 0.10.0 it is the default graph
     assert [r.name for r in ROWS if r.slow] == ["2.4.1-m4-deferred-a2"] + [
-        f"{p}-m3-deferred-a2-static" for p in ("2.4.1", "2.7.0", "3.9")]
-    # 3.9's static graph grew with SPEC.md Corrections 3 (a replaced id keeps owing its SyncGroup)
+        f"{p}-m3-deferred-a2-static" for p in ("2.4.1", "2.7.0", "3.9", "4.1")]
+    # 3.9's static graph grew with SPEC.md Corrections 3 (a replaced id keeps owing its SyncGroup); 4.1's differs by
+    # its switches (model/profiles.py)
     assert {r.profile: (r.distinct_states, r.edges) for r in ROWS if r.scope.static and r.scope.members == 2} == {
-        "0.10.0": (139, 2319), "2.4.1": (4738, 84908), "2.7.0": (2378, 32645), "3.9": (2490, 34507)}
+        "0.10.0": (139, 2319), "2.4.1": (4738, 84908), "2.7.0": (2378, 32645), "3.9": (2490, 34507),
+        "4.1": (2560, 35752)}
+
+
+def test_4_1_differs_from_3_9_where_its_switches_say() -> None:
+    """4.1's default graph is 3.9's changed by its switches (model/profiles.py): a reschedule of an awaiting member
+    keeps its keyed timer (R1: Heartbeat/OffsetCommit edges differ), a rebalance of no members waits for its delay-0
+    join task instead of completing at creation (R1), and a pending id's LeaveGroup rebalances (so states differ)."""
+    def edges(g: object) -> set[tuple[str, str, str]]:
+        return {(g.nodes[u]["label"], k, g.nodes[v]["label"]) for u, v, k in g.edges(keys=True)}   # type: ignore[attr-defined]
+    g41, g39 = build(Scope(members=2), "4.1"), build(Scope(members=2), "3.9")
+    only41 = edges(g41) - edges(g39)
+    assert {k.split("(")[0] for _, k, _ in only41} >= {"Heartbeat", "OffsetCommit", "LeaveGroup", "ExpireHeartbeat"}
+    # a pending id leaving a Stable group: 3.9 stays Stable, 4.1 rebalances
+    assert any(k.startswith("LeaveGroup") and a.startswith("Stable") and b.startswith("PreparingRebalance")
+               for a, k, b in only41)
 
 
 def test_the_manifest_text_round_trips(tmp_path: object) -> None:

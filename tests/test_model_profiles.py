@@ -7,6 +7,7 @@ import pytest
 from core.types import GroupState
 from impl.profiles import PROFILES
 from model.profiles import MODEL_PROFILES
+from model.releases import release
 from model.state import COMPLETING, EMPTY, PREPARING, STABLE
 
 NAMES = {GroupState.EMPTY: EMPTY, GroupState.PREPARING_REBALANCE: PREPARING,
@@ -14,7 +15,10 @@ NAMES = {GroupState.EMPTY: EMPTY, GroupState.PREPARING_REBALANCE: PREPARING,
 
 
 def test_both_layers_ship_the_same_profiles() -> None:
-    assert sorted(MODEL_PROFILES) == sorted(PROFILES)
+    """impl/profiles.py has the Scala coordinator's releases; the model has those and the modelled-only 4.1, whose
+    coordinator is impl/java_gc (no Scala-shaped profile to compare switches with)."""
+    assert sorted(n for n in MODEL_PROFILES if release(n).runnable) == sorted(PROFILES)
+    assert sorted(n for n in MODEL_PROFILES if not release(n).runnable) == ["4.1"]
 
 
 @pytest.mark.parametrize("name", sorted(PROFILES))

@@ -58,7 +58,7 @@ def test_a_not_proved_output_property_fails_the_command(monkeypatch: pytest.Monk
 
 
 @pytest.mark.parametrize(("argv", "message"), [
-    (["--profile", "2.4"], "unknown profile '2.4'; known profiles: 0.10.0, 2.4.1, 2.7.0, 3.9."),
+    (["--profile", "2.4"], "unknown profile '2.4'; known profiles: 0.10.0, 2.4.1, 2.7.0, 3.9, 4.1."),
     (["--bmc", "-1"], "--bmc needs a depth from 0 to 40, not -1."),
     (["--members", "2"], "--members applies to bounded model checking only: add --bmc K."),
     (["--bmc", "2", "--members", "9"], "--members must be 1 to 5, not 9."),

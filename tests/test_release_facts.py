@@ -10,7 +10,7 @@ import pytest
 
 from core.types import Errors, GroupState
 from impl.profiles import PROFILES as IMPL_PROFILES
-from model.releases import (FACTS, KNOWN, RELEASES, RUNNABLE, UnknownFactError, UnknownReleaseError, all_of,
+from model.releases import (FACTS, KNOWN, MODELLED, RELEASES, RUNNABLE, UnknownFactError, UnknownReleaseError, all_of,
                             everywhere, fact, get_fact, profiles_where, release, since, unless, version, when)
 from properties.catalog import CATALOG
 
@@ -23,7 +23,8 @@ def test_releases_are_in_version_order_and_the_runnable_ones_are_impl_profiles()
     assert [version(n) for n in KNOWN] == sorted(version(n) for n in KNOWN)
     assert RUNNABLE == ("0.10.0", "2.4.1", "2.7.0", "3.9") == tuple(sorted(IMPL_PROFILES, key=version))
     assert [r.era for r in RELEASES] == ["E0", "E3", "E4", "E5", "4x"]   # SPEC.md §0 eras, SPEC-4x.md
-    assert not release("4.1").runnable     # the world drives it; the model and the catalog do not judge it yet
+    assert not release("4.1").runnable     # the world drives it; the catalog and the refinement do not judge it yet
+    assert MODELLED == RUNNABLE + ("4.1",)  # ... but the model has its profile: graph, pinned counts, Z3 proofs
 
 
 def test_version_reads_dotted_release_numbers() -> None:
@@ -133,6 +134,13 @@ EXPECTED: dict[str, tuple[str, tuple[bool, bool, bool, bool], str]] = {
     "join-group-v0-v1-removed": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R14 (4.0.0)"),
     "join-group-v0-v1-restored": ("4.0.1", (False, False, False, False, True), "SPEC-4x.md R14 (KAFKA-19444)"),
     "commit-to-missing-group-not-found": ("4.0.0", (False, False, False, False, True), "SPEC-4x.md R15"),
+    # found by the state refinement of the Java runtime (README "Kafka 4.x", phase C); not in SPEC-4x.md
+    "new-member-added-in-initial-rebalance": ("4.0.0", (False, False, False, False, True),
+                                              "GroupMetadataManager.java@4.1.1:6819-6822"),
+    "expiry-completes-initial-join": ("4.0.0", (False, False, False, False, True),
+                                      "GroupMetadataManager.java@4.1.1:6728-6732"),
+    "pending-leave-rebalances": ("4.0.0", (False, False, False, False, True),
+                                 "GroupMetadataManager.java@4.1.1:7898-7950"),
 }
 
 
@@ -151,13 +159,16 @@ def test_fact_value_on_each_release(name: str) -> None:
 def test_every_catalog_property_is_gated_by_a_release_predicate() -> None:
     for prop in CATALOG.values():
         assert prop.applies_when is not None, prop.name
-        assert prop.applies_to == profiles_where(prop.applies_when), prop.name
+        # abstract rows judge the model, which has more profiles (MODELLED: 4.1) than the concrete catalog judges
+        among = MODELLED if prop.level == "abstract" else RUNNABLE
+        assert prop.applies_to == profiles_where(prop.applies_when, among=among), prop.name
 
 
 def test_fact_gated_properties_keep_their_profiles() -> None:
     assert CATALOG["members-owing-a-sync-are-watched-by-a-delayed-sync"].applies_to == ("3.9",)
     assert CATALOG["model-no-pending-member-before-kip-394"].applies_to == ("0.10.0",)
     assert CATALOG["leader-is-a-member"].applies_to == ("0.10.0", "2.4.1", "2.7.0", "3.9")
+    assert CATALOG["model-leader-exists-iff-a-member-exists"].applies_to == ("0.10.0", "2.4.1", "2.7.0", "3.9", "4.1")
 
 
 # -- the lint: no profile names on the oracle side ----------------------------------------------------------------
@@ -269,7 +280,7 @@ def test_model_profiles_derive_for_the_known_releases_as_design_section_3_says()
     flag and heartbeat in CompletingRebalance → NONE with reset, still no DelayedSync."""
     from model.profiles import MODEL_PROFILES, model_profile
     from model.state import COMPLETING, EMPTY, PREPARING, STABLE
-    assert {name: model_profile(name) for name in RUNNABLE} == dict(MODEL_PROFILES)
+    assert {name: model_profile(name) for name in MODELLED} == dict(MODEL_PROFILES)
     e3, e4 = model_profile("2.4.1"), model_profile("2.7.0")
     for p in (e3, e4):
         assert (p.created_state, p.pending_members, p.new_member_timeout, p.initial_delay, p.delayed_sync) == (

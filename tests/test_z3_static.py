@@ -16,6 +16,7 @@ import z3
 
 from model.graph import build
 from model.profiles import get_model_profile
+from model.releases import MODELLED, profiles_where, when
 from model.rules import W
 from model.state import FREE, MEMBER, AbstractAction, Scope, Slot, State
 from model.step import _refused, _valid_requester, outcomes, step
@@ -31,7 +32,7 @@ from properties.z3.static import owned
 from properties.z3.static_invariants import STATIC_TWINS, evaluate_static_twins
 from tests.test_z3_encoding import disagreements
 
-STATIC_PROFILES = ("2.4.1", "2.7.0", "3.9")
+STATIC_PROFILES = profiles_where(when("static-membership"), among=MODELLED)   # 2.4.1, 2.7.0, 3.9, 4.1
 #: the counting claim (marked members ≤ static appends): over the unbounded member sort its twin is the per-member
 #: ghost-ticket form (properties/z3/static_invariants.py)
 COUNTING = "model-persisted-replacement-has-a-pending-static-append"

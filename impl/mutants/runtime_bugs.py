@@ -1,11 +1,13 @@
 """Seeded bugs in Kafka 4.x's runtime seams (profile 4.1, impl/java_gc): a keyed timer not replaced, an answer
-released before the earlier writes commit, a write timeout answered with 3.9's store error. Each is caught by the
-runtime rule it names (properties/runtime_4x.py) on the 4.1 walks (tests/test_runtime_4x.py)."""
+released before the earlier writes commit, a write timeout answered with 3.9's store error — each caught by the
+runtime rule it names (properties/runtime_4x.py) on the 4.1 walks (tests/test_runtime_4x.py) — and a satisfied
+member's timer cancelled, caught only by the state refinement against 4.1's model (harness/refinement_4x.py)."""
 from __future__ import annotations
 
 from core.types import Errors
-from impl.java_gc.base import Partition, Result
+from impl.java_gc.base import Partition, Result, heartbeat_key
 from impl.java_gc.coordinator import JavaGroupCoordinator
+from impl.java_gc.group import ClassicGroup, ClassicGroupMember
 from impl.java_gc.log import Write
 from impl.java_gc.timers import Op, TimerTask
 from impl.mutants import mutant
@@ -52,3 +54,17 @@ class WriteTimeoutAsRebalance(JavaGroupCoordinator):
                 self._finish_write(write, Errors.REBALANCE_IN_PROGRESS)
             return
         super()._run_timer_event(part, task)
+
+
+@mutant("satisfied-member-timer-cancelled", catches="refines-the-abstract-model",
+        mistake="rescheduling the session timer of a member that is awaiting a join or sync answer (and not new) "
+                "cancels the key instead, the Scala coordinator's habit of completing such a DelayedHeartbeat at "
+                "birth; a 4.x timer is only ever replaced and its firing judges the member as it is then (R1)",
+        profiles=RUNTIME_RELEASES)
+class SatisfiedMemberTimerCancelled(JavaGroupCoordinator):
+    def reschedule_heartbeat(self, group: ClassicGroup, member: ClassicGroupMember,
+                             timeout_ms: int | None = None) -> None:
+        if member.has_satisfied_heartbeat():
+            self._cancel(group.group_id, heartbeat_key(group.group_id, member.member_id))
+            return
+        super().reschedule_heartbeat(group, member, timeout_ms)

@@ -54,6 +54,10 @@ def load(p: ModelProfile, w: SW) -> Ws:
         empty = w.copy()
         empty.group, empty.fresh = GROUP[EMPTY], FALSE
         out.append(empty)
+    if p.fresh_is_initial_rebalance:   # 4.x: a group known by its offsets only loads Empty at generation 0
+        simple = w.copy()
+        simple.group, simple.fresh = GROUP[EMPTY], TRUE
+        out.append(simple)
     loaded = w.ctx.choose_field(w.dom, z3.BoolSort())
     leader = w.ctx.choose(w.dom.sort)
 

@@ -56,6 +56,8 @@ def _rescheduled(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, watch: Expr
                  source: str = SESSION) -> Expr:
     """The watch after completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6), as a term."""
     awaiting = z3.Or(aj, as_)
+    if p.keyed_timers:     # 4.x (SPEC-4x.md R1): the key's task is replaced, none completes at birth
+        return W1
     if p.satisfied_flag:   # old ops complete; the new one completes at birth for an awaiting, not-new member
         return z3.If(z3.Or(is_new, z3.Not(awaiting)), W1, W0)
     assert choice is not None
@@ -74,6 +76,8 @@ def _rearmed(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, source: str) ->
     (3.9: an awaiting, not-new member; E0: an awaiting member, whose ops all complete; 2.4.1: also a new member
     unless ``source`` is the new-member timeout)."""
     awaiting = z3.Or(aj, as_)
+    if p.keyed_timers:
+        return SOURCE[source]
     if p.satisfied_flag:
         survives = z3.Or(is_new, z3.Not(awaiting))
     elif p.new_member_first:
@@ -85,7 +89,7 @@ def _rearmed(p: ModelProfile, aj: Expr, as_: Expr, is_new: Expr, source: str) ->
 
 def reschedule(p: ModelProfile, w: SW, i: Expr, source: str = SESSION) -> Ws:
     """completeAndScheduleNextHeartbeatExpiration (SPEC.md §4.6); the new op's delay is ``source``."""
-    choice = None if p.satisfied_flag else w.ctx.choose(z3.BoolSort())
+    choice = None if p.satisfied_flag or p.keyed_timers else w.ctx.choose(z3.BoolSort())
     aj, as_, is_new = w.get("awaiting_join", i), w.get("awaiting_sync", i), w.get("is_new", i)
     w.arm(HEARTBEAT_OP, i, _rearmed(p, aj, as_, is_new, source))
     w.set(i, watch=_rescheduled(p, aj, as_, is_new, w.get("watch", i), choice, source))
@@ -96,7 +100,7 @@ def resync_all(p: ModelProfile, w: SW, error: Expr) -> None:
     """for each member awaiting sync: answer its SyncGroup with ``error``, clear awaiting_sync, then
     reschedule (prepare: REBALANCE_IN_PROGRESS, SPEC.md §3.1; _store: the append's outcome, §3.2)."""
     b = w.snapshot()
-    choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
+    choice = None if p.satisfied_flag or p.keyed_timers else w.ctx.choose_field(w.dom, z3.BoolSort())
 
     def sel(x: Expr) -> Expr:
         return z3.And(b.is_member(x), b.get("awaiting_sync", x))
@@ -191,12 +195,14 @@ def prepare(p: ModelProfile, w: SW) -> Ws:
 
 def _arm_join(p: ModelProfile, w: SW) -> Ws:
     initial = p.initial_delay and w.holds(w.is_group(EMPTY))
+    if p.fresh_is_initial_rebalance:   # 4.x: fresh = this rebalance started from Empty (GMM@4.1.1:6819-6822)
+        w.fresh = z3.BoolVal(initial)
     if p.delayed_sync:
         w.sync_op = FALSE
         w.disarm(SYNC_OP)
         w.fill("pending_sync", FALSE)
     w.group = GROUP[PREPARING]
-    if initial and w.holds(w.voc.initial_delay):
+    if initial and (p.keyed_timers or w.holds(w.voc.initial_delay)):   # 4.x: a delay-0 task still waits (R1)
         w.join_op = JOIN_OP[INITIAL_JOIN]
         w.arm(INITIAL_JOIN_OP, None, SOURCE[INITIAL])
         return [w]
@@ -205,7 +211,7 @@ def _arm_join(p: ModelProfile, w: SW) -> Ws:
         return complete_join(p, w)
     w.join_op = JOIN_OP[JOIN]
     w.arm(DELAYED_JOIN, None, SOURCE[REBALANCE])
-    if not w.holds(exists_member(w)):   # the rebalance timeout of no members is 0: the op fires at creation
+    if not p.keyed_timers and not w.holds(exists_member(w)):   # no members: timeout 0, fires at creation (3.x)
         return complete_join(p, w)
     return check_join(p, w)
 
@@ -217,9 +223,13 @@ def _all_joined(p: ModelProfile, w: SW) -> Expr:
     return z3.And(joined, z3.Not(w.exists(lambda x: w.get("status", x) == STATUS[PENDING])))
 
 
-def check_join(p: ModelProfile, w: SW) -> Ws:
-    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined."""
-    if w.holds(w.is_group(PREPARING)) and w.holds(w.join_op == JOIN_OP[JOIN]) and w.holds(_all_joined(p, w)):
+def check_join(p: ModelProfile, w: SW, expiry: bool = False) -> Ws:
+    """checkAndComplete(GroupJoinKey): a DelayedJoin completes once every member rejoined (``expiry``: after a removal
+    by session expiry, which on 4.x completes an initial-delay join too)."""
+    op = w.join_op == JOIN_OP[JOIN]
+    if expiry and p.expiry_completes_initial_join:
+        op = z3.Or(op, w.join_op == JOIN_OP[INITIAL_JOIN])
+    if w.holds(w.is_group(PREPARING)) and w.holds(op) and w.holds(_all_joined(p, w)):
         return complete_join(p, w)
     return [w]
 
@@ -292,7 +302,7 @@ def _answer_join_all(p: ModelProfile, w: SW) -> None:
     """_answer_join for every member: join response (the member list for the leader, SPEC.md §4.4 step 5),
     reschedule with the session timeout, clear isNew."""
     b = w.snapshot()
-    choice = None if p.satisfied_flag else w.ctx.choose_field(w.dom, z3.BoolSort())
+    choice = None if p.satisfied_flag or p.keyed_timers else w.ctx.choose_field(w.dom, z3.BoolSort())
     if w.voc.static:   # a static member that did not rejoin gets no join response
         w.outs.bulk(lambda x: z3.And(b.is_member(x), z3.Not(b.get("awaiting_join", x))), **{
             HEARTBEAT_OP: lambda x: _rearmed(p, FALSE, b.get("awaiting_sync", x), b.get("is_new", x), SESSION)})

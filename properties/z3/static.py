@@ -61,6 +61,8 @@ def static_rejoin(p: ModelProfile, w: SW, i: Expr, changed: bool = False) -> Ws:
     w.answer(i, "SyncGroup", ERROR["FENCED_INSTANCE_ID"], when=w.get("awaiting_sync", i))
     _leave_ops_behind(w, i)
     w.set(i, awaiting_join=FALSE, awaiting_sync=FALSE, persist=FALSE)
+    if not p.static_replacement_keeps_new:   # 4.x (SPEC-4x.md R12): a new member object, never new
+        w.set(i, is_new=FALSE)
     ws = [x.set(i, awaiting_join=TRUE) for x in reschedule(p, w, i)]
     if w.holds(w.is_group(PREPARING)):
         return each(ws, lambda x: check_join(p, x))

@@ -76,7 +76,7 @@ def _sync(p: ModelProfile, w: SW, i: Expr) -> Ws:
     if w.holds(w.is_group(STABLE)):
         w.answer(i, "SyncGroup", ERROR["NONE"]).set(i, pending_sync=FALSE)
         _settle_sync_op(w)
-        return reschedule(p, w, i)
+        return reschedule(p, w, i) if p.stable_sync_reschedules else [w]   # 4.x: R9
     return [w.answer(i, "SyncGroup", ERROR["REBALANCE_IN_PROGRESS"])]   # PreparingRebalance (SPEC.md §3.2)
 
 
@@ -124,15 +124,15 @@ def _leave(p: ModelProfile, w: SW, i: Expr) -> Ws:
     w.answer(i, "LeaveGroup", ERROR["NONE"])
     if w.holds(w.get("status", i) == STATUS[PENDING]):   # the pending id is dropped and its op completes (§3.4)
         w.disarm(PENDING_OP, i).set(i, status=STATUS[ABSENT], watch=W0)
-        return check_join(p, w)
+        return _after_removal(p, w) if p.pending_leave_rebalances else check_join(p, w)   # 4.x: rebalances
     return each(remove(p, w, i, complete_ops=True), lambda x: _after_removal(p, x))
 
 
-def _after_removal(p: ModelProfile, w: SW) -> Ws:
+def _after_removal(p: ModelProfile, w: SW, expiry: bool = False) -> Ws:
     """removeMemberAndUpdateGroup / onMemberFailure: rebalance, or re-check the join phase."""
     if w.holds(w.is_group(STABLE, COMPLETING)):
         return maybe_prepare(p, w)
-    return check_join(p, w)
+    return check_join(p, w, expiry)
 
 
 def _expire_heartbeat(p: ModelProfile, w: SW, i: Expr) -> Ws:
@@ -147,7 +147,7 @@ def _on_expire(p: ModelProfile, w: SW, i: Expr) -> Ws:
     status = w.get("status", i)
     if w.holds(status == STATUS[PENDING]):
         w.set(i, status=STATUS[ABSENT])
-        return check_join(p, w)
+        return check_join(p, w, expiry=True)
     if w.holds(status == STATUS[ABSENT]):   # E0: an op that outlived its member still runs onMemberFailure
         return _after_removal(p, w) if p.removed_op_runs_failure else [w]   # 2.3.1+: it only logs
     awaiting = z3.Or(w.get("awaiting_join", i), w.get("awaiting_sync", i))
@@ -156,7 +156,7 @@ def _on_expire(p: ModelProfile, w: SW, i: Expr) -> Ws:
         return [w]
     # the member's other ops outlive the removal (none with the flag; same-ms ones with deadline arithmetic)
     return each(remove(p, w, i, complete_ops=p.removal_completes_ops and p.satisfied_flag),
-                lambda x: _after_removal(p, x))
+                lambda x: _after_removal(p, x, expiry=True))
 
 
 def _expire_join(p: ModelProfile, w: SW) -> Ws:

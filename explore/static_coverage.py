@@ -25,6 +25,7 @@ from explore.space import unpadded
 from harness.scope import Scope as HarnessScope
 from model.graph import expand
 from model.profiles import get_model_profile
+from model.releases import fact
 from model.quotient import quotient
 from model.state import FREE, AbstractAction, State, initial
 
@@ -36,6 +37,28 @@ STATIC_APPENDS = 1
 STATIC_KINDS = ("static", "static-adversarial", "static")
 
 
+#: why the static map leaves out a state in which a Stable group's leader owes a SyncGroup (``leader_owes_sync``)
+LEADER_OWES_SYNC = ("not reachable: a Stable group's leader owes no SyncGroup (its own SyncGroup took it out of "
+                    "pendingSyncMembers, only a join completion puts members in, and a static replacement keeps the "
+                    "set; the model's revert of a failed store cannot tell which gone id was the old one)")
+
+
+def leader_owes_sync(state: State) -> bool:
+    """A Stable group whose leader is in pendingSyncMembers [3.x] — a state of the model graph no run reaches.
+
+    The model's revert of a failed static store (model/static.py ``_revert``) does not know which gone id was the old
+    one, so it also hands back the pending sync of an id an earlier replacement left behind (SPEC.md Corrections 3).
+    In Kafka (GroupCoordinator.scala / GroupMetadata.scala 3.9.0-rc3) the leader never owes a SyncGroup in Stable:
+    pendingSyncMembers gains members only at a join completion (onCompleteJoin, GC 1596), every member then; the group
+    turns Stable only in the callback of the leader's SyncGroup (doSyncGroup), which took the leader out first
+    (removePendingSyncMember, GC 602); every rebalance clears the set (prepareRebalance → removeSyncExpiration, GC
+    1484, 1613-1617); and the leader changes in Stable only by a removal (which rebalances, GC 1514) or a static
+    replacement (replaceStaticMember, GM 319-340), whose new id is in no set — and whose revert restores an old id that
+    was the leader when it was replaced, so, by the same argument, owed no SyncGroup then (nor later: it was no member
+    at any join completion since)."""
+    return state.group == "Stable" and any(s.member and s.leader and s.pending_sync for s in state.slots)
+
+
 def static_not_offered(state: State, action: AbstractAction, scope: HarnessScope, profile: str) -> str | None:
     """Why no run of the static world takes ``action`` from ``state``, or None (explore.coverage.not_offered for what
     the scope switches off)."""
@@ -45,7 +68,25 @@ def static_not_offered(state: State, action: AbstractAction, scope: HarnessScope
         return "every client of the static world joins with a group.instance.id"
     if kind == "JoinGroup/static-new" and sum(s.static for s in state.slots) >= STATIC_INSTANCES:
         return f"the static world's clients hold {STATIC_INSTANCES} group.instance.ids, each already a member's"
+    if kind == "JoinGroup/changed":
+        return _changed_not_offered(state, profile)
     return not_offered(kind, action.arg, scope, ("adversarial", "java"), profile)
+
+
+def _changed_not_offered(state: State, profile: str) -> str | None:
+    """JoinGroup/changed — a member's own id with metadata other than the member's. No client of the static world
+    changes its subscription, but a member's metadata can stop being its client's: a failed store of a static restart
+    in Stable (KAFKA-10284, 2.6.1+) reverts the id and keeps the restart's protocols (SPEC.md Corrections 2;
+    GroupCoordinator.scala 2.7.0 lines 1045-1061, 3.9.0-rc3 lines 1367-1383: ``oldProtocols`` is read after
+    updateMember). Client 0 and the adversary share "i0" with other metadata ("c0", "c1"; an assignor upgrade too), so
+    the one whose restart's store failed leaves the other's id with its own metadata, and the other's next JoinGroup
+    with that id is this action. Before 2.6.1 a restart is answered at once (no store, no revert); and before the
+    group's first join completion (generation 0) no store has been taken."""
+    if not fact("static-rejoin-persisted-in-stable", profile):
+        return "no revert before 2.6.1 (a static restart is answered at once): a member's metadata is its client's"
+    if state.fresh:
+        return "no revert before the first generation (no static store yet): a member's metadata is its client's"
+    return None
 
 
 def _in_use(state: State) -> int:
@@ -78,7 +119,7 @@ def static_map(profile: str, scope: HarnessScope) -> CoverageMap:
             if after == state:
                 continue
             key = edge_key(state, _Label(action.kind, action.slot, action.arg), after)
-            why = static_not_offered(state, action, scope, profile)
+            why = LEADER_OWES_SYNC if leader_owes_sync(after) else static_not_offered(state, action, scope, profile)
             if why is not None:
                 reasons.setdefault(key, why)
                 continue
@@ -92,4 +133,5 @@ def static_map(profile: str, scope: HarnessScope) -> CoverageMap:
                        len(edges) + len(excluded))
 
 
-__all__ = ["STATIC_APPENDS", "STATIC_INSTANCES", "STATIC_KINDS", "static_map", "static_not_offered"]
+__all__ = ["LEADER_OWES_SYNC", "STATIC_APPENDS", "STATIC_INSTANCES", "STATIC_KINDS", "leader_owes_sync", "static_map",
+           "static_not_offered"]

@@ -296,14 +296,28 @@ def predicted_error(world: World, before: Before) -> bool:
     """Whether the step's IllegalStateError is one the model predicts, with the coordinator's state untouched: a
     request labelled ``static-pending`` — a JoinGroup carrying a group.instance.id from a pending member id (SPEC.md
     §3.1 J5b step 3), or a 2.x LeaveGroup doing so (§3.4 [2.4]) — throws before it changes anything, so later
-    answers are still the model's to predict; and the successful store of a v9 static leader's restart on a group
-    object an unload left Dead (model/outputs.py ``answerable_on_a_dead_group``), which throws before it answers."""
-    if before.action is not None and before.action.kind == "CompleteAppend" and before.action.arg == "NONE":
-        return _stranded_leader_store(world, before)
+    answers are still the model's to predict; the successful store of a v9 static leader's restart on a group
+    object an unload left Dead (model/outputs.py ``answerable_on_a_dead_group``), which throws before it answers; and
+    the failed store of a static id replacement whose new id has left the group since (model/static.py
+    ``complete_static_append``: it cannot revert — finding failed-static-store-of-a-departed-member-throws)."""
+    if before.action is not None and before.action.kind == "CompleteAppend":
+        if before.action.arg == "NONE":
+            return _stranded_leader_store(world, before)
+        return _departed_member_store(before)
     if before.request is None or before.action is None or before.unlabelled:
         return False
     found = label(world, before, before.action, padded(before.state, len(before.state.slots) + 1))
     return found is not None and found[0].arg == "static-pending"
+
+
+def _departed_member_store(before: Before) -> bool:
+    """The oldest pending append was a static id replacement whose new member id is no member of its group object any
+    more (left, expired, removed by a join completion): the failed store's revert, replaceStaticMember(new → old),
+    throws IllegalArgumentException (GroupMetadata.scala 2.7.0 lines 311-312, 3.9.0-rc3 lines 324-325) and nothing is
+    answered — what the model predicts, so the step is the labelled CompleteAppend[error] and later answers are still
+    the model's to predict."""
+    group, join = before.append_group, before.append_join
+    return group is not None and join is not None and join[1] not in getattr(group, "members", {})
 
 
 def _stranded_leader_store(world: World, before: Before) -> bool:

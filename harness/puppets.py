@@ -115,13 +115,23 @@ INSTANCES = ("i0", "i1")
 def _requests(world: World, kind: str, acting: str) -> list[Sequence_]:
     scope = world.scope
     if (kind == "LeaveGroup" and not scope.leaves) or (kind.startswith("OffsetCommit") and not scope.commits) \
-            or (kind == "JoinGroup/changed" and not scope.resubscribes):
+            or (kind == "JoinGroup/changed" and not scope.resubscribes and not _reverts_keep_metadata(world)):
         return []
     b = _Builder(world)
     out = _request_steps(world, b, kind, acting, 0)
     for prefix in _prefixes(world, b):    # the request after a clock tick, or after same-millisecond heartbeats
         out += [prefix + seq for seq in _request_steps(world, b, kind, acting, len(prefix))]
     return out
+
+
+def _reverts_keep_metadata(world: World) -> bool:
+    """Where a static member's metadata can stop being its client's without a subscription change: a failed store of a
+    static restart in Stable reverts the id and keeps the restart's protocols (2.6.1+, SPEC.md Corrections 2), so the
+    client that shares the instance id sends its own metadata with that id (explore/static_coverage.py
+    ``_changed_not_offered``) — after the first generation, and for a static member only (``_request_steps``)."""
+    view = world.coord.describe(world.group_id)
+    return fact("static-rejoin-persisted-in-stable", world.profile.name) and view is not None \
+        and view.generation_id > 0
 
 
 def _prefixes(world: World, b: "_Builder") -> list[Sequence_]:
@@ -203,7 +213,8 @@ def _request_steps(world: World, b: _Builder, kind: str, acting: str, at: int) -
         c, inst = owner(mid), instances.get(mid)     # a static member's requests carry its instance id
         member = view.members.get(mid) if view is not None else None
         if kind in ("JoinGroup/known", "JoinGroup/changed", "JoinGroup/static-rejoin"):
-            if kind == "JoinGroup/static-rejoin" and inst is None:
+            if (kind == "JoinGroup/static-rejoin" or (kind == "JoinGroup/changed" and not world.scope.resubscribes)) \
+                    and inst is None:
                 continue
             session, rebalance = (member.session_timeout_ms, member.rebalance_timeout_ms) if member else (10000, 10000)
             ptype, protocols = (view.protocol_type or "consumer", member.protocols) if member else ("consumer",

@@ -9,7 +9,8 @@ import pytest
 
 from core.actions import Action
 from explore.runs import parse_label
-from explore.static_coverage import STATIC_INSTANCES, static_map, static_not_offered
+from explore.static_coverage import LEADER_OWES_SYNC, STATIC_INSTANCES, leader_owes_sync, static_map, static_not_offered
+from harness.abstraction import abstract
 from harness.clients import JavaConsumer
 from harness.external import WireRequest
 from harness.puppets import KINDS, moves
@@ -189,3 +190,108 @@ def test_only_a_scope_with_assignor_upgrades_offers_the_other_list_and_its_json_
         static.step(Action("Crash", 2, 0))
         static.step(Action("Restart", 2, arg))
     assert static.clients[2].protocols() == (("range", b"c2"),)
+
+
+def _deliver(run: CheckedRun, kind: str, client: int) -> None:
+    """The client's latest message of ``kind`` (a crash leaves the earlier ones in flight)."""
+    run.step(max((a for a in run.world.enabled() if a.kind == kind and a.client == client), key=lambda a: a.arg))
+
+
+def _restart_in_stable(run: CheckedRun, client: int, arg: int) -> None:
+    """Client ``client``'s JoinGroup (Action arg ``arg``) reaches the coordinator of a Stable group."""
+    run.step(Action("JoinGroup", client, arg))
+    _deliver(run, "DeliverRequest", client)
+
+
+@pytest.mark.parametrize("profile", ["2.7.0", "3.9"])
+def test_the_static_worlds_own_clients_send_changed_metadata_after_a_failed_store(profile: str) -> None:
+    """SPEC.md Corrections 2: a failed store reverts the id and keeps the restart's protocols. The adversary restarts
+    "i0" (its metadata "c1") and is answered; client 0 restarts it back ("c0") and that store fails: the adversary's id
+    is the member again with client 0's metadata, so the adversary's next JoinGroup with its id — what it sends any
+    time — is JoinGroup/changed, which the static map therefore counts (explore/static_coverage.py)."""
+    run = _stable(profile)
+    _restart_in_stable(run, 1, 1)                 # the adversary: member id "", instance "i0"
+    run.step(Action("CompleteAppend", -1, "NONE"))
+    _deliver(run, "DeliverResponse", 1)
+    adversary = run.world.clients[1].member_id
+    assert adversary and run.world.coord.groups[run.world.group_id].static_members["i0"] == adversary
+    run.step(Action("Crash", 0, 0))
+    run.step(Action("Restart", 0, 0))
+    _restart_in_stable(run, 0, 0)
+    run.step(Action("CompleteAppend", -1, "NOT_LEADER_OR_FOLLOWER"))
+    group = run.world.coord.groups[run.world.group_id]
+    assert group.static_members["i0"] == adversary and group.members[adversary].protocols == (("range", b"c0"),)
+    _restart_in_stable(run, 1, 0)
+    assert run.violations == []
+    assert any(a.kind == "JoinGroup/changed" for _, a, _ in run.refinement.coverage.edges)
+    assert any(e[1].startswith("JoinGroup/changed") for e in static_map(profile, STATIC).reachable_edges)
+
+
+def test_changed_metadata_is_not_offered_where_no_store_can_revert() -> None:
+    """2.4.1 answers a static restart at once (no store, no revert): no member's metadata differs from its client's."""
+    smap = static_map("2.4.1", STATIC)
+    assert not any(e[1].startswith("JoinGroup/changed") for e in smap.reachable_edges)
+    assert any(e[1].startswith("JoinGroup/changed") and why.startswith("no revert before 2.6.1")
+               for e, why in smap.excluded.items())
+    world = World("2.4.1", STATIC, clients=KINDS, record=True)
+    checker = RefinementChecker(world)
+    checker.step(moves(world, "JoinGroup/static-new", "-", "")[0][-1])
+    value = next(x.short() for s in checker.coverage.states for x in s.slots if x.static)
+    assert moves(world, "JoinGroup/changed", value, "") == []
+
+
+def test_a_stable_leader_owing_a_sync_is_left_out_of_the_3_9_map_as_the_revert_the_model_overapproximates() -> None:
+    """The model's revert of a failed store may hand a gone id's pending sync back to the member (model/static.py
+    _revert: it does not know which gone id was the old one); in Kafka a Stable group's leader never owes a SyncGroup
+    (explore/static_coverage.py leader_owes_sync). The map leaves those states out, entered only by that revert."""
+    smap = static_map("3.9", STATIC)
+    out = {e: why for e, why in smap.excluded.items() if why == LEADER_OWES_SYNC}
+    assert out and all(e[1] == "CompleteAppend[error]" and e[0].group == "Stable" and leader_owes_sync(e[2])
+                       for e in out)
+    assert not any(leader_owes_sync(s) for s in smap.reachable_states)
+    assert not any(why == LEADER_OWES_SYNC for why in static_map("2.7.0", STATIC).excluded.values())
+
+
+def test_the_revert_of_a_restarted_leader_restores_an_id_that_owes_no_sync() -> None:
+    """The concrete side of the exclusion above (3.9): a first restart's store fails after its new id rejoined and
+    joined a generation, which leaves that id owing a SyncGroup (Corrections 3); the leader syncs, the group is Stable
+    with the ghost in pendingSyncMembers; a second restart's store fails too — the revert restores the leader's own
+    id, which owes nothing, and the ghost stays (not the model's other successor, the leader owing the sync)."""
+    world = World("3.9", STATIC, clients=KINDS, record=True)
+    run = CheckedRun(world)
+    script = [("JoinGroup/static-new", "-", ""), ("ExpireJoin", "", ""), ("SyncGroup", "MLYIw", ""),
+              ("CompleteAppend", "", "ok"), ("JoinGroup/static-rejoin", "MLIw", ""), ("JoinGroup/known", "MLJIPw", ""),
+              ("CompleteAppend", "", "error"), ("SyncGroup", "MLIw", ""), ("CompleteAppend", "", "ok"),
+              ("JoinGroup/static-rejoin", "MLIw", ""), ("CompleteAppend", "", "error")]
+    for kind, acting, arg in script:
+        before = len(run.refinement.coverage.edges)
+        run.step(moves(world, kind, acting, arg)[0][-1]) if kind in ("SyncGroup", "CompleteAppend") else [
+            run.step(a) for a in moves(world, kind, acting, arg)[0]]
+        assert run.violations == [] and len(run.refinement.coverage.edges) == before + 1, (kind, run.violations)
+    group = world.coord.groups[world.group_id]
+    [member] = group.members
+    assert group.state.value == "Stable" and group.leader_id == member
+    assert member not in group.pending_sync_members and group.pending_sync_members   # the ghost of the first restart
+    assert not leader_owes_sync(abstract(world.coord, world.group_id))
+
+
+@pytest.mark.parametrize("profile", ["2.7.0", "3.9"])
+def test_a_failed_store_of_a_departed_member_is_the_labelled_error_edge_and_later_answers_are_judged(
+        profile: str) -> None:
+    """Finding failed-static-store-of-a-departed-member-throws: the revert's replaceStaticMember throws, which the model
+    predicts (model/static.py complete_static_append), so the step is CompleteAppend[error] — not an unlabelled step
+    credited to the first model action between its states (CompleteAppend[ok]) — and the refinement goes on judging."""
+    world = World(profile, STATIC, clients=KINDS, record=True)
+    run = CheckedRun(world)
+    owes = "MLYIw" if profile == "3.9" else "MLIw"    # 3.x: the join completion puts the member in pendingSync
+    for kind, acting, arg in [("JoinGroup/static-new", "-", ""), ("ExpireJoin", "", ""), ("SyncGroup", owes, ""),
+                              ("CompleteAppend", "", "ok"), ("JoinGroup/static-rejoin", "MLIw", ""),
+                              ("LeaveGroup", "MLJIPw", "")]:
+        for a in moves(world, kind, acting, arg)[0]:
+            run.step(a)
+    assert world.coord.appends and not world.coord.groups[world.group_id].members
+    run.step(Action("CompleteAppend", -1, "REQUEST_TIMED_OUT"))
+    assert "non-existing member id" in world.coord.errors[-1]
+    assert run.violations == [] and run.refinement is not None and not run.refinement.halfway
+    assert any(a.kind == "CompleteAppend" and a.arg == "error" and b.appends == ("static", "empty")
+               for b, a, _ in run.refinement.coverage.edges)

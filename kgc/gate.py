@@ -43,7 +43,7 @@ from explore.deadlines import applies as timed
 from explore.static_coverage import static_map
 from harness.puppets import same_millisecond_matters
 from kgc.directed import Coverage, profile_map, report, swept
-from kgc.runs import REFINES, CheckedRun, Found, shrink
+from kgc.runs import REFINES, Allowance, CheckedRun, Found, shrink
 from model.releases import fact, release
 from properties.catalog import for_profile
 from properties.runtime_4x import rules_for
@@ -365,12 +365,22 @@ def machine_phase(profile: str, mutant: str | None, plan: Plan) -> tuple[PhaseRe
     return result, Found(shrunk.violation, shrunk, "machines (Hypothesis-shrunk)")
 
 
+#: the shrink's allowance in replayed steps per second of the profile's budget (a checked step costs about 1 ms,
+#: NOTES-perf.md), less the steps the phases took, never under SHRINK_FLOOR: the budget's rest, counted in steps
+SHRINK_STEPS_PER_S, SHRINK_FLOOR = 1000, 10000
+
+
+def shrink_allowance(budget_s: float, phases: list[PhaseResult]) -> Allowance:
+    """The rest of the budget after the phases, as steps: deterministic, so the report bytes do not depend on how
+    fast the machine ran."""
+    return Allowance(max(SHRINK_FLOOR, round(SHRINK_STEPS_PER_S * budget_s) - sum(p.steps for p in phases)))
+
+
 def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, seed: int = 0,
              progress: Callable[[str], None] = lambda _msg: None, prove: Callable[[str], PhaseResult] | None = None,
              ) -> GateResult:
     """Every phase against one profile; ``budget_s`` is this profile's share of the budget."""
     plan = Plan.for_budget(budget_s)
-    start = time.perf_counter()
     if not release(profile).runnable:
         return _runtime_gate(profile, mutant, plan, seed, progress, budget_s, prove)
     result = GateResult(profile, mutant, seed, properties=tuple(
@@ -394,9 +404,8 @@ def run_gate(profile: str, mutant: str | None = None, budget_s: float = 150.0, s
         result.phases.append(phase_result)
         if found is not None:
             progress("shrinking the counterexample")
-            limit = time.perf_counter() + max(10.0, budget_s - (time.perf_counter() - start))
             result.found = found if found.phase.startswith(("machines", "explore")) else shrink(
-                found, lambda limit=limit: time.perf_counter() > limit)
+                found, shrink_allowance(budget_s, result.phases))
             return result
     result.coverage = report(profile_map(profile, WALK_SCOPES, WALK_KINDS), cov)
     if static_cov is not None:
@@ -444,8 +453,7 @@ def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progr
     result.phases.append(phase)
     if found is not None:
         progress("shrinking the counterexample")
-        limit = time.perf_counter() + max(10.0, budget_s - (time.perf_counter() - start))
-        result.found = shrink(found, lambda limit=limit: time.perf_counter() > limit)
+        result.found = shrink(found, shrink_allowance(budget_s, result.phases))
         return result
     progress("explore")
     t0 = time.perf_counter()

@@ -17,7 +17,24 @@ from properties.findings import undocumented
 from properties.runtime_4x import RuntimeRule, checked_step, rules_for
 from model.releases import release
 
-__all__ = ["CheckedRun", "Found", "OBSERVES", "RAISES", "REFINES", "actions_of", "replay_checked", "shrink"]
+__all__ = ["Allowance", "CheckedRun", "Found", "OBSERVES", "RAISES", "REFINES", "actions_of", "replay_checked",
+           "shrink"]
+
+
+@dataclass
+class Allowance:
+    """How many replayed steps a shrink may spend. A count, not a clock: the same counterexample shrinks to the same
+    trace (and report bytes) however loaded the machine is — a wall-clock limit made a loaded CI machine's reports
+    differ from a quiet one's."""
+
+    steps: int
+    used: int = 0
+
+    def charge(self, steps: int) -> None:
+        self.used += steps
+
+    def __call__(self) -> bool:
+        return self.used >= self.steps
 
 
 @dataclass
@@ -139,15 +156,22 @@ def replay_checked(trace: Trace, actions: Sequence[Action], prop: str) -> Checke
 
 def shrink(found: Found, expired: Callable[[], bool]) -> Found:
     """Delta debugging: drop ever smaller chunks of actions while the same property still fails — first with the
-    kept steps' request and timer references renamed (kgc/shrinking.py), then as they are."""
+    kept steps' request and timer references renamed (kgc/shrinking.py), then as they are. ``expired`` says when to
+    stop; an ``Allowance`` is charged the steps of every replayed candidate."""
     from kgc.shrinking import ddmin, shrink_renamed   # they build on CheckedRun
     prop = found.violation.property
-    renamed = shrink_renamed(found.trace, actions_of(found.trace), prop, expired)
+    charge = expired.charge if isinstance(expired, Allowance) else (lambda _steps: None)
+
+    def replayed(candidate: list[Action]) -> list[Action] | None:
+        charge(len(candidate))
+        return candidate if replay_checked(trace, candidate, prop) is not None else None
+
+    renamed = shrink_renamed(found.trace, actions_of(found.trace), prop, expired, charge)
     short = renamed.result(found.trace.name, (prop,)) if renamed is not None else None
     if short is not None and len(short.trace.steps) < len(found.trace.steps):
         found = dataclasses.replace(short, phase=found.phase, also=found.also)
     trace = found.trace
-    actions = ddmin(actions_of(trace), lambda c: c if replay_checked(trace, c, prop) is not None else None, expired)
+    actions = ddmin(actions_of(trace), replayed, expired)
     run = replay_checked(found.trace, actions, prop)
     shrunk = run.result(found.trace.name, (prop,)) if run is not None else None
     return dataclasses.replace(shrunk, phase=found.phase, also=found.also) if shrunk else found

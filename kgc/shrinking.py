@@ -113,8 +113,8 @@ def ddmin(items: list[T], attempt: Callable[[list[T]], list[T] | None], spent: C
     return items
 
 
-def shrink_renamed(trace: Trace, actions: Sequence[Action], prop: str,
-                   expired: Callable[[], bool]) -> CheckedRun | None:
+def shrink_renamed(trace: Trace, actions: Sequence[Action], prop: str, expired: Callable[[], bool],
+                   charge: Callable[[int], None] = lambda _steps: None) -> CheckedRun | None:
     """The run of the smallest subsequence of ``actions`` found (1-minimal unless ``expired``) that, replayed with
     renamed references, still breaks ``prop``; None if the original run does not (then nothing is learnt)."""
     replays = 0
@@ -125,6 +125,7 @@ def shrink_renamed(trace: Trace, actions: Sequence[Action], prop: str,
     def attempt(candidate: list[int]) -> list[int] | None:
         nonlocal replays, best
         replays += 1
+        charge(len(candidate))
         run = replay_renamed(trace, actions, candidate, prop, names) if candidate else None
         if run is None:
             return None

@@ -75,16 +75,12 @@ GONE, KEEP, ARMED, SAME_MS, LATER_MS = range(5)
 _Out = tuple[State, tuple[int, ...], int, int]   # successor (slots in place), rule per slot, join rule, members mask
 
 
-class _Graph:
-    """The model's outcomes compiled once per (state, action): what each slot's timer does, the successor's id."""
+class StateIds:
+    """States numbered in the order a walk first meets them (the timed walks' node ids)."""
 
-    def __init__(self, p: ModelProfile, scope: Scope, offered: Callable[[AbstractAction], bool]) -> None:
-        self.p, self.scope, self.offered = p, scope, offered
+    def __init__(self) -> None:
         self.states: list[State] = []
         self.ids: dict[State, int] = {}
-        self.ordered: dict[tuple[int, tuple[int, ...]], tuple[int, tuple[int, ...]]] = {}
-        self.bases: dict[int, tuple[int, list[int]]] = {}
-        self.moves: dict[int, list[tuple[AbstractAction, list[_Out]]]] = {}
 
     def id(self, state: State) -> int:
         got = self.ids.get(state)
@@ -92,6 +88,24 @@ class _Graph:
             got = self.ids[state] = len(self.states)
             self.states.append(state)
         return got
+
+
+def bounded_outcomes(state: State, action: AbstractAction, p: ModelProfile, scope: Scope,
+                     max_appends: int) -> list[tuple[State, tuple]]:
+    """The model's successors of ``action`` with slots in place and what each arms, within ``max_appends``."""
+    return [(t, o.arms) for t, o in outcomes(state, action, p, scope, canonical=False) if len(t.appends) <= max_appends]
+
+
+class _Graph(StateIds):
+    """The model's outcomes compiled once per (state, action): what each slot's timer does, the successor's id."""
+
+    def __init__(self, p: ModelProfile, scope: Scope, offered: Callable[[AbstractAction], bool]) -> None:
+        super().__init__()
+        self.p, self.scope, self.offered = p, scope, offered
+        self.ordered: dict[tuple[int, tuple[int, ...]], tuple[int, tuple[int, ...]]] = {}
+        self.bases: dict[int, tuple[int, list[int]]] = {}
+        self.moves: dict[int, list[tuple[AbstractAction, list[_Out]]]] = {}
+
 
     def canonical(self, after: State, codes: list[int]) -> tuple[int, tuple[int, ...]]:
         """The canonical successor's id and its codes (equal slots ordered by their timers)."""
@@ -117,8 +131,7 @@ class _Graph:
 
     def _outcomes(self, state: State, action: AbstractAction) -> list[_Out]:
         """(successor with slots in place, rule per slot, join rule: 0 none / 1 armed now / 2 kept, members mask)."""
-        got = [(t, o.arms) for t, o in outcomes(state, action, self.p, self.scope, canonical=False)
-               if len(t.appends) <= self.scope.max_appends]
+        got = bounded_outcomes(state, action, self.p, self.scope, self.scope.max_appends)
         siblings = {t for t, _ in got}
         out = []
         for after, arms in got:

@@ -44,8 +44,9 @@ from model.outputs import HEARTBEAT_OP, INITIAL_JOIN_OP, JOIN_OP, NEW_MEMBER, PE
 from model.profiles import ModelProfile, get_model_profile
 from model.quotient import applies as quotient_applies, coarse_slots
 from model.releases import fact
+from explore.deadlines import StateIds, bounded_outcomes
 from model.state import FREE, NO_JOIN, AbstractAction, Scope, Slot, State, initial
-from model.step import enabled, outcomes
+from model.step import enabled
 
 #: where a slot's ops stand: none, a new member's op armed in this millisecond, armed earlier (for a member that is not
 #: new: armed, whenever), due; and what a step does to a slot besides (``_Walk._outcomes``)
@@ -105,22 +106,15 @@ def _new_with_op(value: str) -> bool:
     return value[:1] == "M" and "N" in flags and value.endswith("w")
 
 
-class _Walk:
+class _Walk(StateIds):
     """The quotient's graph compiled per state: each action's successors (slots in place) with their constraints."""
 
     def __init__(self, p: ModelProfile, scope: Scope, offered: Callable[[AbstractAction], bool]) -> None:
+        super().__init__()
         self.p, self.scope, self.offered = p, scope, offered
         self.wide = replace(scope, members=scope.members + 1, max_appends=scope.max_appends + 8)
-        self.states: list[State] = []
-        self.ids: dict[State, int] = {}
         self.moves: dict[int, list[tuple[AbstractAction, list[_Out]]]] = {}
 
-    def id(self, state: State) -> int:
-        got = self.ids.get(state)
-        if got is None:
-            got = self.ids[state] = len(self.states)
-            self.states.append(state)
-        return got
 
     def compiled(self, sid: int) -> list[tuple[AbstractAction, list[_Out]]]:
         got = self.moves.get(sid)
@@ -135,8 +129,7 @@ class _Walk:
         stand there (LATER: or be due), ADDED a new member's op armed by this step, REARMED another op armed by it, -1
         impossible whatever the history (only with ``keep_all``; else left out). The join rule: 0 no DelayedJoin
         after the step, 1 armed by it, 2 kept."""
-        got = [(t, o.arms) for t, o in outcomes(state, action, self.p, self.wide, canonical=False)
-               if len(t.appends) <= self.scope.max_appends]
+        got = bounded_outcomes(state, action, self.p, self.wide, self.scope.max_appends)
         siblings = {t for t, _ in got}
         out = []
         for after, arms in got:

@@ -61,7 +61,8 @@ def test_a_mutant_run_is_deterministic_down_to_the_report_bytes(tmp_path: Path) 
 
 def test_reference_run_passes_every_phase_and_writes_passing_junit(tmp_path: Path,
                                                                    capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["check", "--profile", "3.9", "--budget", str(SMALL), "--out", str(tmp_path)])
+    # the budget floor (10 s): every phase and the coverage report still run; at SMALL it took ~86 s under load
+    code = main(["check", "--profile", "3.9", "--budget", "10", "--out", str(tmp_path)])
     assert code == 0
     junit = (tmp_path / "3.9" / "junit.xml").read_text()
     assert 'failures="0"' in junit and "delayed-join-completes-only-when-all-rejoined" in junit

@@ -98,8 +98,8 @@ FINDINGS: tuple[Finding, ...] = (
         "stale_join_completes_reloaded_heartbeats"),
     Finding(
         "instance-id-with-a-pending-member-id-throws",
-        profiles_where(all_of(when("static-membership"), when("pending-members"))),
-        ("no-illegal-state-error",),
+        profiles_where(all_of(when("static-membership"), when("pending-members")), among=KNOWN),
+        ("no-illegal-state-error", "no-illegal-state-in-an-event"),
         "A JoinGroup that carries a group.instance.id together with a member id the group holds as *pending* (a "
         "dynamic consumer's id from MEMBER_ID_REQUIRED, which any client can send) makes doJoinGroup / "
         "doCurrentMemberJoinGroup throw IllegalStateException — the check for a pending id comes before static "
@@ -108,7 +108,8 @@ FINDINGS: tuple[Finding, ...] = (
         "throw the same way on a LeaveGroup of such an identity that passed the fencing check (§3.4 [2.4], "
         "GroupCoordinator.scala@2.4.1 L471-474, @2.7.0 L477-480; Kafka's "
         "staticMemberLeaveWithIllegalStateAsPendingMember). Only a client that forges identities reaches it (the "
-        "gate's mixed static walk, kgc/gate.py STATIC_WALKS).",
+        "gate's mixed static walk, kgc/gate.py STATIC_WALKS). Kafka 4.1 throws the same on the JoinGroup "
+        "(GroupMetadataManager.java@4.1.1:6398-6402): there the runtime rule no-illegal-state-in-an-event sees it.",
         "instance_id_with_a_pending_member_id_throws"),
     Finding(
         "sync-in-stable-keeps-the-session-timer",
@@ -137,6 +138,20 @@ FINDINGS: tuple[Finding, ...] = (
         "(SPEC-4x.md R10, found by reading; bench/results/spec-4x-check-2026-11-27.md widened it to pending members). "
         "The world's Java consumers reach it with group.max.size 2 (kgc/gate.py MAX_SIZE_WALKS).",
         "test_4_1_max_size_refusal_leaves_the_join_waiting"),
+    Finding(
+        "reverted-group-join-timer-fires-on-its-successor",
+        profiles_where(when("keyed-timers"), among=KNOWN),
+        ("no-illegal-state-in-an-event",),
+        "A failed append reverts the batch's snapshot, so a group created in it leaves the map (CoordinatorRuntime."
+        "java@4.1.1:846-853), but the timers it scheduled stay under its key. A group of the same id created again and "
+        "still Empty without members when the old join timer fires is looked up by that id (GroupMetadataManager.java@"
+        "4.1.1:6523-6532, 6937-6966) and completeClassicGroupJoin runs on it with no state check: initNextGeneration "
+        "raises the generation, then Empty → Empty throws IllegalStateException (ClassicGroup.java@4.1.1:1290-1302, "
+        "991-996). The runtime only logs the failed timer event (CR:384-405, 1421-1423; no revert: the generation is a "
+        "plain field), leaving the group Empty at generation 1. The world reaches it with a failed FlushBatch under "
+        "faults. A runtime rule of 4.1 (properties/runtime_4x.py), excused only for a join timer firing on an "
+        "Empty member-less group after a failed flush.",
+        "test_4_1_reverted_group_join_timer_fires_on_its_successor"),
     Finding(
         "leave-of-a-pending-member-id-ignores-its-instance-id", profiles_where(when("validate-current-member")),
         ("fenced-instance-id-never-succeeds",),

@@ -17,12 +17,18 @@ shows through its views (``timers``, ``pending_appends``) and what a step answer
   (properties/findings.py), excused unless a search looks for it (``kgc check --unexcuse``);
 - ``max-size-refusal-completes-the-join``: SPEC.md §3.1 J4's refusal followed by the join-completion check every
   JoinGroup makes in 3.x (GroupCoordinator.scala@3.9.1:194-196, 228-231). Kafka 4.x skips the check (R10,
-  ``max-size-refusal-skips-join-check``): documented finding ``max-size-refusal-leaves-the-join-waiting``.
+  ``max-size-refusal-skips-join-check``): documented finding ``max-size-refusal-leaves-the-join-waiting``;
+- ``no-illegal-state-in-an-event``: no event throws an IllegalStateException — the runtime only logs it and fails the
+  event, keeping what the operation changed before the throw (CR:1399-1423; ClassicGroup's fields are plain, not
+  timeline-backed). Read through the runtime's count of logged ones (``illegal_state_errors``). Documented finding
+  ``reverted-group-join-timer-fires-on-its-successor``, excused only in its own situation, and — as on 2.4.1-3.9 —
+  ``instance-id-with-a-pending-member-id-throws`` (a JoinGroup with an instance id from a pending member id).
 
 Written from SPEC-4x.md and the source, never from impl: the rules name Kafka's behaviour, not the runtime's code.
 """
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import Callable
 
@@ -36,6 +42,10 @@ HELD_APIS = ("Heartbeat", "LeaveGroup", "OffsetCommit")
 #: the documented finding the last rule stands for on 4.x (properties/findings.py)
 R9_FINDING = "sync-in-stable-keeps-the-session-timer"
 R10_FINDING = "max-size-refusal-leaves-the-join-waiting"
+STALE_JOIN_FINDING = "reverted-group-join-timer-fires-on-its-successor"
+#: the documented finding of every release with static members and KIP-394's pending ids: a JoinGroup carrying a
+#: group.instance.id with a member id the group holds as pending throws (GroupMetadataManager.java@4.1.1:6398-6402)
+STATIC_PENDING_JOIN = "instance-id-with-a-pending-member-id-throws"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +56,13 @@ class Before:
     fired: int
     #: a SyncGroup delivered to a Stable group: (member id, its session timer task's seq, or None without one)
     stable_sync: tuple[str, int | None] | None = None
+    #: how many IllegalStateExceptions the runtime had logged, and how many lines its log had
+    illegal_states: int = 0
+    logs: int = 0
+    #: the group was Empty without members (so no join timer of its own can be on the wheel)
+    empty_group: bool = False
+    #: the step delivers a JoinGroup with a group.instance.id and a member id the group holds as pending
+    static_pending_join: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,16 +75,21 @@ class RuntimeRule:
 
 
 def before(world: World, action: Action | None = None) -> Before:
-    seen = Before(bool(world.coord.pending_appends()), len(world.coord.fired))
+    view = world.coord.describe(world.group_id)
+    empty = view is not None and view.state is GroupState.EMPTY and not view.members
+    seen = Before(bool(world.coord.pending_appends()), len(world.coord.fired),
+                  illegal_states=world.coord.illegal_state_errors(), logs=len(world.coord.errors), empty_group=empty)
     if action is None or action.kind != "DeliverRequest":
         return seen
     req = world.net.requests.get((action.client, int(action.arg)))
-    view = world.coord.describe(world.group_id)
+    if req is not None and req.api == "JoinGroup" and req.group_instance_id is not None and view is not None \
+            and req.member_id in view.pending_members:
+        return dataclasses.replace(seen, static_pending_join=True)
     if req is None or req.api != "SyncGroup" or view is None or view.state is not GroupState.STABLE:
         return seen
     key = f"heartbeat-{world.group_id}-{req.member_id}"   # GMM.classicGroupHeartbeatKey
     task = next((t.seq for t in world.coord.timers() if t.key == key and t.status == "scheduled"), None)
-    return Before(seen.uncommitted, seen.fired, (req.member_id, task))
+    return dataclasses.replace(seen, stable_sync=(req.member_id, task))
 
 
 def _timers_are_keyed(world: World, _before: Before, _action: Action) -> str | None:
@@ -130,6 +152,31 @@ def _refusal_completes_join(world: World, _seen: Before, action: Action) -> str 
             f"ms) instead of completing")
 
 
+def _stale_join_timer_on_a_successor(world: World, seen: Before, action: Action) -> bool:
+    """The excuse of finding ``reverted-group-join-timer-fires-on-its-successor``, as narrow as the situation: a
+    failed flush earlier in the walk (the batch that created a group reverted, the group left the map and its timers
+    stayed, CR:846-853), then a join timer of the group's key ran on a group of that id that was Empty without
+    members — a group in that state has no join timer of its own (only PreparingRebalance schedules one, GMM@4.1.1:
+    6880-6892, and completing the join cancels it, 6550)."""
+    if action.kind != "FireTimer" or not seen.empty_group or not excused(STALE_JOIN_FINDING):
+        return False
+    key = f"join-{world.group_id}"   # GMM.classicGroupJoinKey
+    ran = world.coord.fired[seen.fired:]
+    if not any(k == key and kind in ("join", "initial-join") and live for k, kind, live in ran):
+        return False
+    return any(s.action.kind == "FlushBatch" and s.action.arg != "NONE" for s in world.steps[:-1])
+
+
+def _no_illegal_state(world: World, seen: Before, action: Action) -> str | None:
+    logged = world.coord.illegal_state_errors() - seen.illegal_states
+    if logged <= 0 or _stale_join_timer_on_a_successor(world, seen, action):
+        return None
+    if seen.static_pending_join and excused(STATIC_PENDING_JOIN):
+        return None
+    lines = "; ".join(world.coord.errors[seen.logs:])
+    return f"the coordinator logged {logged} IllegalStateException(s) in this step (its log: {lines})"
+
+
 RULES: tuple[RuntimeRule, ...] = (
     RuntimeRule("timers-are-keyed", "keyed-timers",
                 "Every timer task but a write timeout sits under its key, so that scheduling the key again "
@@ -151,6 +198,12 @@ RULES: tuple[RuntimeRule, ...] = (
                 "member has joined (the 3.x rule; 4.x breaks it: finding max-size-refusal-leaves-the-join-waiting).",
                 "SPEC.md §3.1 J4 and §4.4; GroupCoordinator.scala@3.9.1:194-196, 228-231 vs SPEC-4x.md R10, "
                 "GroupMetadataManager.java@4.1.1:6134-6139", _refusal_completes_join),
+    RuntimeRule("no-illegal-state-in-an-event", "keyed-timers",
+                "No request, timer event or append callback throws an IllegalStateException (the runtime would only "
+                "log it and fail the event, leaving whatever the operation changed before the throw; 4.x breaks it: "
+                "finding reverted-group-join-timer-fires-on-its-successor).",
+                "CoordinatorRuntime.java@4.1.1:384-405, 1421-1423; ClassicGroup.java@4.1.1:991-996",
+                _no_illegal_state),
 )
 
 

@@ -9,6 +9,7 @@ shown to be narrow: it covers exactly the cause SPEC.md names, and the property 
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from pathlib import Path
 
@@ -35,12 +36,13 @@ def _steps_of(run: CheckedRun, prop: str) -> list[int]:
 
 
 def test_the_findings_name_the_releases_spec_gives() -> None:
-    # J5b step 3 needs pending ids (2.2.0, KIP-394) and instance ids (2.3.0, KIP-345); §3.4's order is 3.x only
-    assert THROWS.profiles == ("2.4.1", "2.7.0", "3.9") and THROWS.fixed_in is None
+    # J5b step 3 needs pending ids (2.2.0, KIP-394) and instance ids (2.3.0, KIP-345); §3.4's order is 3.x only;
+    # 4.1 throws on the JoinGroup the same way (GroupMetadataManager.java@4.1.1:6398-6402)
+    assert THROWS.profiles == ("2.4.1", "2.7.0", "3.9", "4.1") and THROWS.fixed_in is None
     assert PENDING_LEAVE.profiles == ("3.9",) and PENDING_LEAVE.fixed_in is None
 
 
-@pytest.mark.parametrize("profile", THROWS.profiles)
+@pytest.mark.parametrize("profile", ("2.4.1", "2.7.0", "3.9"))
 def test_a_join_with_an_instance_id_from_a_pending_member_id_throws(profile: str) -> None:
     trace = _record(THROWS.name, profile)
     with unexcused([THROWS.name]):
@@ -60,6 +62,26 @@ def test_a_join_with_an_instance_id_from_a_pending_member_id_throws(profile: str
     assert clean.violations == []
     # the model predicted that error: the labelled output check stays on for the steps after it
     assert clean.world.coord.errors and clean.refinement is not None and not clean.refinement.halfway
+
+
+def test_4_1_a_join_with_an_instance_id_from_a_pending_member_id_throws() -> None:
+    """On 4.1 the runtime rule no-illegal-state-in-an-event sees it (the catalog does not judge 4.1 yet): the recorded
+    JoinGroup is answered UNKNOWN_SERVER_ERROR; excused, the same actions are clean."""
+    from kgc.runs import world_for
+    from properties.runtime_4x import checked_step, rules_for
+    trace = _record(THROWS.name, "4.1")
+
+    def replay():  # type: ignore[no-untyped-def]
+        world = world_for(dataclasses.replace(trace, steps=()), record=True)
+        return [v for a in actions_of(trace) for v in checked_step(world, a, rules_for("4.1"))], world
+    assert replay()[0] == []
+    with unexcused([THROWS.name]):
+        found, world = replay()
+    assert [v.rule for v in found] == ["no-illegal-state-in-an-event"]
+    step = world.steps[found[0].step]
+    assert step.action.kind == "DeliverRequest" and "for pending member with memberId=" in found[0].reason
+    [answer] = [r for r in step.responses if r.api == "JoinGroup"]
+    assert (answer.error, answer.member_id, answer.generation_id) == ("UNKNOWN_SERVER_ERROR", "", -1)
 
 
 @pytest.mark.parametrize("excuse", [True, False], ids=["excused", "unexcused"])

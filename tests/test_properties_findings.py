@@ -212,3 +212,35 @@ def test_4_1_max_size_refusal_leaves_the_join_waiting() -> None:
         found = walk()
     assert [v.rule for v in found] == ["max-size-refusal-completes-the-join"]
     assert "GROUP_MAX_SIZE_REACHED" in found[0].reason and "waits for its timer" in found[0].reason
+
+
+def test_4_1_reverted_group_join_timer_fires_on_its_successor() -> None:
+    """A failed flush drops the group its batch created, but not the group's initial join timer; a JoinGroup then
+    creates a new group of the same id (Empty, the caller pending: MEMBER_ID_REQUIRED), and the old timer completes
+    the join on it: generation 0 → 1, then Empty → Empty throws. Replays the recorded 20-step counterexample (walk
+    static-mixed seed 200008, shrunk): silent while the finding is excused, the rule's violation at the timer once
+    not."""
+    from pathlib import Path
+
+    from core.trace import Trace
+    from harness.excuses import unexcused
+    from kgc.runs import actions_of, world_for
+    from properties.runtime_4x import STALE_JOIN_FINDING, checked_step, rules_for
+    path = Path(__file__).resolve().parent.parent / "reports" / "findings" / STALE_JOIN_FINDING / "4.1" / \
+        "counterexample.json"
+    trace = Trace.loads(path.read_text(encoding="utf-8"))
+
+    def replay() -> tuple[list, object]:   # type: ignore[type-arg]
+        world = world_for(dataclasses.replace(trace, steps=()), record=True)
+        found = [v for a in actions_of(trace) for v in checked_step(world, a, rules_for("4.1"))]
+        return found, world
+    found, _ = replay()
+    assert found == []
+    with unexcused([STALE_JOIN_FINDING]):
+        found, world = replay()
+    assert [(v.rule, v.step) for v in found] == [("no-illegal-state-in-an-event", 19)]
+    steps = world.steps   # type: ignore[attr-defined]
+    assert steps[19].action.kind == "FireTimer" and (steps[19].group_state, steps[19].generation_id) == ("Empty", 1)
+    assert (steps[18].group_state, steps[18].generation_id) == ("Empty", 0)
+    assert any(s.action.kind == "FlushBatch" and s.action.arg != "NONE" for s in steps[:19])
+    assert "should be in one of ['PreparingRebalance'] states before moving to Empty" in found[0].reason

@@ -93,7 +93,8 @@ def test_the_gate_on_4_1_is_its_rule_checked_walks_and_passes_on_the_reference(t
     result = run_gate("4.1", None, 30.0, prove=prove)
     # the model has 4.1's profile, so the gate proves it (model/releases.py ``modelled``); the walks say what else
     # the gate leaves out on 4.1, in one line
-    assert result.passed and [p.name for p in result.phases] == ["walks", "explore", "prove"] and result.coverage is None
+    assert result.passed and [p.name for p in result.phases] == ["walks", "explore", "prove"]
+    assert result.coverage is None
     assert proved == ["4.1"] and result.phases[0].note.endswith(RUNTIME_PHASES)
     assert all(p.runs > 0 and p.steps > 0 for p in result.phases[:2])
     # the runtime's rules and the state refinement against 4.1's model profile (harness/refinement_4x.py)
@@ -102,3 +103,48 @@ def test_the_gate_on_4_1_is_its_rule_checked_walks_and_passes_on_the_reference(t
     run = json.loads((tmp_path / "4.1" / "run.json").read_text())
     assert run["passed"] and run["properties_checked"] == [r.name for r in RULES] + ["refines-the-abstract-model"]
     assert 'failures="0"' in (tmp_path / "4.1" / "junit.xml").read_text()
+
+
+def _stub_world(logged: int, fired: list[tuple[str, str, bool]],  # type: ignore[no-untyped-def]
+                steps: tuple[object, ...] = ()):
+    """A world as the rule ``no-illegal-state-in-an-event`` reads it: the runtime's count of logged
+    IllegalStateExceptions, its log, the timer events run and the walk's steps."""
+    from types import SimpleNamespace
+    coord = SimpleNamespace(illegal_state_errors=lambda: logged, errors=["0 boom"] * logged, fired=fired)
+    return SimpleNamespace(coord=coord, group_id="g", steps=list(steps))
+
+
+def test_no_illegal_state_rule_fires_on_a_logged_exception_and_holds_without_one() -> None:
+    """Witness and holding case of the rule, on a constructed step: one more IllegalStateException logged than
+    before the step is a violation (a request here: no excuse applies); the same step without it is not."""
+    from core.actions import Action
+    from properties.runtime_4x import Before
+    [rule] = [r for r in RULES if r.name == "no-illegal-state-in-an-event"]
+    deliver = Action("DeliverRequest", 0, 1)
+    seen = Before(False, 0, illegal_states=2)
+    reason = rule.check(_stub_world(3, []), seen, deliver)
+    assert reason is not None and "logged 1 IllegalStateException" in reason
+    assert rule.check(_stub_world(2, []), seen, deliver) is None
+
+
+def test_the_stale_join_excuse_is_no_wider_than_its_situation() -> None:
+    """The excuse of reverted-group-join-timer-fires-on-its-successor needs all of: a FireTimer running the group's
+    join timer, a group Empty without members before it, and a failed flush earlier in the walk."""
+    from types import SimpleNamespace
+
+    from core.actions import Action
+    from harness.excuses import unexcused
+    from properties.runtime_4x import STALE_JOIN_FINDING, Before
+    [rule] = [r for r in RULES if r.name == "no-illegal-state-in-an-event"]
+    fire = Action("FireTimer", -1, 7)
+    failed = SimpleNamespace(action=Action("FlushBatch", -1, "NOT_LEADER_OR_FOLLOWER"))
+    ok, last = SimpleNamespace(action=Action("FlushBatch", -1, "NONE")), SimpleNamespace(action=fire)
+    join = [("join-g", "initial-join", True)]
+    empty = Before(False, 0, illegal_states=0, empty_group=True)
+    assert rule.check(_stub_world(1, join, (failed, last)), empty, fire) is None
+    with unexcused([STALE_JOIN_FINDING]):
+        assert rule.check(_stub_world(1, join, (failed, last)), empty, fire) is not None
+    assert rule.check(_stub_world(1, join, (ok, last)), empty, fire) is not None               # no failed flush
+    assert rule.check(_stub_world(1, [("heartbeat-g-m", "heartbeat", True)], (failed, last)), empty, fire)
+    assert rule.check(_stub_world(1, [("join-g", "join", False)], (failed, last)), empty, fire)   # stale: dropped
+    assert rule.check(_stub_world(1, join, (failed, last)), Before(False, 0), fire)              # group not Empty

@@ -23,6 +23,14 @@ from impl.results import (CommitResult, HeartbeatResult, JoinGroupResult, LeaveG
 SIMPLE_GROUP = None
 
 
+class IllegalStateLog(str):
+    """A line of ``errors`` that logs an IllegalStateException an event or an append callback threw: the runtime
+    catches it, fails the event and logs it (CR:1421-1423, 384-405). A typed line, so that a reader counts these
+    (``illegal_state_errors``) without parsing the text; it stays a str for the readers of the log."""
+
+    __slots__ = ()
+
+
 def service_error(api: str, error: Errors) -> object:
     """The service's answer to a failed write (GCS:880-891, 924-935, 965-979, 1008-1029, 1996-2002)."""
     error = operation_error(error)
@@ -63,10 +71,14 @@ class RuntimeMixin(JavaBase):
                 self._answer_failed(api, future, thrown.error)
             return
         except IllegalStateError as exc:   # logged by the runtime; the request gets UNKNOWN_SERVER_ERROR
-            self.errors.append(f"{self.now_ms} {exc}")
+            self.errors.append(IllegalStateLog(f"{self.now_ms} {exc}"))
             self._answer_failed(api, future, Errors.UNKNOWN_SERVER_ERROR)
             return
         self._append(part, api, future, result)
+
+    def illegal_state_errors(self) -> int:
+        """How many IllegalStateExceptions the runtime has logged (the lines of ``errors`` that log one)."""
+        return sum(1 for line in self.errors if isinstance(line, IllegalStateLog))
 
     def _answer_failed(self, api: str, future: ResponseFuture | None, error: Errors) -> None:
         if future is not None:
@@ -161,7 +173,7 @@ class RuntimeMixin(JavaBase):
             elif kind == "empty" and error is not None:   # GMM:6590-6599: only logged
                 self.errors.append(f"{self.now_ms} failed to write the empty group metadata: {error.name}")
         except IllegalStateError as exc:
-            self.errors.append(f"{self.now_ms} {exc}")
+            self.errors.append(IllegalStateLog(f"{self.now_ms} {exc}"))
 
     # -- timer events ------------------------------------------------------------------------------------
     def _run_timer_event(self, part: Partition, task: TimerTask) -> None:

@@ -75,12 +75,14 @@ class RuntimeRule:
 
 
 def before(world: World, action: Action | None = None) -> Before:
-    view = world.coord.describe(world.group_id)
-    empty = view is not None and view.state is GroupState.EMPTY and not view.members
     seen = Before(bool(world.coord.pending_appends()), len(world.coord.fired),
-                  illegal_states=world.coord.illegal_state_errors(), logs=len(world.coord.errors), empty_group=empty)
-    if action is None or action.kind != "DeliverRequest":
-        return seen
+                  illegal_states=world.coord.illegal_state_errors(), logs=len(world.coord.errors))
+    if action is None or action.kind not in ("DeliverRequest", "FireTimer"):
+        return seen      # the group's view is read only for the steps a rule or an excuse judges by it
+    view = world.coord.describe(world.group_id)
+    if action.kind == "FireTimer":
+        return dataclasses.replace(seen, empty_group=view is not None and view.state is GroupState.EMPTY
+                                   and not view.members)
     req = world.net.requests.get((action.client, int(action.arg)))
     if req is not None and req.api == "JoinGroup" and req.group_instance_id is not None and view is not None \
             and req.member_id in view.pending_members:

@@ -23,6 +23,7 @@ import sys
 import tempfile
 import time
 import weakref
+from abc import ABC, abstractmethod
 from pathlib import Path
 from wire.tansu import free_port, stop_pid
 from wire.tansu_probe import ProbeClosed, api_versions
@@ -39,7 +40,7 @@ class BrokerUnavailable(RuntimeError):
     """A broker kgc cannot start here; the message is one sentence saying what is wrong and how to fix it."""
 
 
-class BrokerProcess:
+class BrokerProcess(ABC):
     """One broker process for the length of a ``with`` block: ``bootstrap`` ("127.0.0.1:PORT"), ``pid``,
     ``workdir`` (a temp dir for its data and log, removed on exit). Subclasses give ``argv`` and may
     learn the port from the process's first output line (``announce``)."""
@@ -54,8 +55,9 @@ class BrokerProcess:
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._finalizer: weakref.finalize | None = None
 
+    @abstractmethod
     def argv(self, port: int, workdir: Path) -> list[str]:
-        raise NotImplementedError
+        """The command line that starts the broker on ``port`` with its data in ``workdir``."""
 
     def announce(self, line: str) -> int | None:
         """The port the process announces on a line of its output (None: the port given is used)."""

@@ -162,15 +162,16 @@ def shrink(found: Found, expired: Callable[[], bool]) -> Found:
     prop = found.violation.property
     charge = expired.charge if isinstance(expired, Allowance) else (lambda _steps: None)
 
-    def replayed(candidate: list[Action]) -> list[Action] | None:
-        charge(len(candidate))
-        return candidate if replay_checked(trace, candidate, prop) is not None else None
-
     renamed = shrink_renamed(found.trace, actions_of(found.trace), prop, expired, charge)
     short = renamed.result(found.trace.name, (prop,)) if renamed is not None else None
     if short is not None and len(short.trace.steps) < len(found.trace.steps):
         found = dataclasses.replace(short, phase=found.phase, also=found.also)
     trace = found.trace
+
+    def replayed(candidate: list[Action]) -> list[Action] | None:
+        charge(len(candidate))
+        return candidate if replay_checked(trace, candidate, prop) is not None else None
+
     actions = ddmin(actions_of(trace), replayed, expired)
     run = replay_checked(found.trace, actions, prop)
     shrunk = run.result(found.trace.name, (prop,)) if run is not None else None

@@ -11,7 +11,7 @@ from core.trace import Trace
 from harness.excuses import unexcused
 from harness.replay import world_for
 from kgc import shrinking
-from kgc.runs import CheckedRun, Found, actions_of, replay_checked, shrink
+from kgc.runs import Allowance, CheckedRun, Found, actions_of, replay_checked, shrink
 from properties.findings import get_finding
 
 FINDING = get_finding("instance-id-with-a-pending-member-id-throws")
@@ -56,3 +56,14 @@ def test_without_renaming_the_sent_heartbeat_stays(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(shrinking, "shrink_renamed", lambda *args: None)
     with unexcused([FINDING.name]):
         assert len(shrink(found, lambda: False).trace.steps) == 6
+
+
+def test_an_allowance_counts_replayed_steps_and_stops_the_shrink_at_its_count() -> None:
+    """The gate's shrink limit is a count of replayed steps (kgc/gate.py ``shrink_allowance``), so a spent allowance
+    leaves the same trace on any machine: none spent, the 7 steps stay; a roomy one shrinks as without a limit."""
+    found = _noisy()
+    with unexcused([FINDING.name]):
+        roomy = Allowance(10**6)
+        assert len(shrink(found, roomy).trace.steps) == 5 and 0 < roomy.used < roomy.steps
+        spent = Allowance(0)
+        assert len(shrink(found, spent).trace.steps) == 7 and spent.used == 0

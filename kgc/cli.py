@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import os
 import signal
 import sys
 from enum import Enum
@@ -187,10 +188,23 @@ def _switch_text(profile: Profile, value: object) -> str:
     return str(value)
 
 
+#: the width of kgc's output off a terminal (a log, a pipe) when COLUMNS does not say
+LOG_WIDTH = 160
+
+
+def _width() -> int | None:
+    """The console's width: the terminal's own on a terminal (rich reads it, COLUMNS first); off one, COLUMNS when it
+    is a positive number, else ``LOG_WIDTH``."""
+    if sys.stdout.isatty():
+        return None
+    columns = os.environ.get("COLUMNS", "")
+    return int(columns) if columns.isdigit() and int(columns) > 0 else LOG_WIDTH
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = _parser()
     args = parser.parse_args(argv)
-    console = Console(width=None if sys.stdout.isatty() else 160, soft_wrap=True)
+    console = Console(width=_width(), soft_wrap=True)
     try:
         with interruptible():
             return _dispatch(parser, args, console)

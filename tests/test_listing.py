@@ -4,6 +4,9 @@ Console of that width, as kgc prints on a terminal that wide."""
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+import sys
 from pathlib import Path
 from typing import Callable
 
@@ -63,3 +66,21 @@ def test_every_name_is_whole(what: str, columns: int, monkeypatch: pytest.Monkey
         if cell_len(line) > columns:     # only a name or path too long for the line may run past its edge
             head, _, last = line.rstrip().rpartition(" ")
             assert last in names and cell_len(head) < columns, line
+
+
+def test_columns_sets_the_width_off_a_terminal(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Piped into a log or ``less``, kgc is as wide as COLUMNS says (a list of mutants at COLUMNS=80 fits in 80
+    cells), and 160 when COLUMNS is unset or not a positive number — not rich's 80 for a non-terminal."""
+    root = Path(__file__).resolve().parents[1]
+
+    def widest(columns: str | None) -> int:
+        env = {k: v for k, v in os.environ.items() if k != "COLUMNS"}
+        if columns is not None:
+            env["COLUMNS"] = columns
+        out = subprocess.run([sys.executable, "-m", "kgc", "check", "--list-mutants"], cwd=root, env=env,
+                             capture_output=True, text=True, check=True).stdout
+        return max(cell_len(line) for line in out.splitlines())
+
+    assert widest("80") <= 80
+    assert 80 < widest(None) <= 160
+    assert widest("zero") == widest(None)

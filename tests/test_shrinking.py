@@ -10,7 +10,7 @@ from core.actions import Action
 from core.trace import Trace
 from harness.excuses import unexcused
 from harness.replay import world_for
-from kgc import shrinking
+from kgc import gate, shrinking
 from kgc.runs import Allowance, CheckedRun, Found, actions_of, replay_checked, shrink
 from properties.findings import get_finding
 
@@ -67,3 +67,24 @@ def test_an_allowance_counts_replayed_steps_and_stops_the_shrink_at_its_count() 
         assert len(shrink(found, roomy).trace.steps) == 5 and 0 < roomy.used < roomy.steps
         spent = Allowance(0)
         assert len(shrink(found, spent).trace.steps) == 7 and spent.used == 0
+
+
+def _walk_found(monkeypatch: pytest.MonkeyPatch) -> Found:
+    """The 0.10.0 gate's unshrunk counterexample for the mutant commit-in-completing-rebalance-accepted: found by the
+    churn walk with an adversarial client at step 274 — only the adversary commits in CompletingRebalance, after the
+    join it was answered, so most steps before it feed the clients' later requests."""
+    monkeypatch.setattr(gate, "shrink", lambda found, _allowance: found)
+    found = gate.run_gate("0.10.0", mutant="commit-in-completing-rebalance-accepted", budget_s=10).found
+    assert found is not None and len(found.trace.steps) > 200
+    return found
+
+
+def test_a_left_out_join_takes_the_requests_that_needed_it_along(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Leniently (a step that no longer runs is passed over), the 274 steps shrink to a readable handful; strictly
+    alone, delta debugging stalls above a hundred (138 without any limit, 2026-11-28)."""
+    found = _walk_found(monkeypatch)
+    short = shrink(found, Allowance(10**6))
+    assert len(short.trace.steps) <= 12 and short.violation.property == found.violation.property
+    assert replay_checked(short.trace, actions_of(short.trace), short.violation.property) is not None
+    monkeypatch.setattr(shrinking, "LENIENT_FIRST", False)
+    assert len(shrink(found, Allowance(10**5)).trace.steps) > 100

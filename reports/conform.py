@@ -49,6 +49,24 @@ def _divergent(result: dict[str, Any]) -> list[dict[str, Any]]:
     return [p for p in result["probes"] if p["verdict"] == "diverges"]
 
 
+def differs_text(probe: dict[str, Any], step: dict[str, Any]) -> str:
+    """A step's difference classes, a timing one with its numbers: the answer's latency on each side (rounded to
+    500 ms, wire/conform/answers.py) or which side did not answer — the other classes' numbers are the two answers
+    beside it."""
+    parts = []
+    for cls in step["differs"]:
+        timing = [d for d in probe["differences"] if d["step"] == step["step"] and d["class"] == cls == "timing"]
+        if timing and timing[0]["field"] == "latency_ms":
+            parts.append(f"timing: {timing[0]['target']} ms, Kafka {timing[0]['reference']} ms")
+        elif timing:
+            side = ("the target answered, Kafka did not" if timing[0]["target"]
+                    else "Kafka answered, the target did not")
+            parts.append(f"timing: {side}")
+        else:
+            parts.append(cls)
+    return ", ".join(parts)
+
+
 def mermaid(probe: dict[str, Any]) -> str:
     """The probe as a Mermaid sequence diagram against the target; a differing answer carries the reference's."""
     members = sorted({s["member"] for s in probe["steps"]})
@@ -58,7 +76,7 @@ def mermaid(probe: dict[str, Any]) -> str:
         arrow = "--x" if s["differs"] else "-->>"
         lines.append(f"    target{arrow}{s['member']}: {_mermaid_text(answer_text(s['target']))}")
         if s["differs"]:
-            note = f"Kafka (reference) {answer_text(s['reference'])} ({', '.join(s['differs'])})"
+            note = f"Kafka (reference) {answer_text(s['reference'])} ({differs_text(probe, s)})"
             lines.append(f"    Note over target,{s['member']}: {_mermaid_text(note)}")
     return "\n".join(lines) + "\n"
 
@@ -101,7 +119,7 @@ def render_markdown(result: dict[str, Any], command: str = "kgc conform") -> str
         out += ["", "| step | request | target | reference (Kafka) | differs |", "|---|---|---|---|---|"]
         for st in p["steps"]:
             out.append(f"| {st['step']} | {_cell(request_cell(st))} | {_cell(answer_text(st['target']))} | "
-                       f"{_cell(answer_text(st['reference']))} | {', '.join(st['differs']) or ''} |")
+                       f"{_cell(answer_text(st['reference']))} | {_cell(differs_text(p, st))} |")
         for f in p["property_failures"]:
             out.append(f"\nProperty **{f['property']}** fails at {f['step']}: {f['message']}")
         if p["verdict"] == "diverges":
@@ -233,7 +251,7 @@ def render_html(result: dict[str, Any], command: str = "kgc conform") -> str:
             cls = ' class="violation"' if st["differs"] else ""
             body.append(f"<tr{cls}><td>{escape(st['step'])}</td><td>{escape(request_cell(st))}</td>"
                         f"<td>{escape(answer_text(st['target']))}</td><td>{escape(answer_text(st['reference']))}</td>"
-                        f"<td>{escape(', '.join(st['differs']))}</td></tr>")
+                        f"<td>{escape(differs_text(p, st))}</td></tr>")
         body.append("</table>")
         body += [f"<p>Property <b>{escape(f['property'])}</b> fails at {escape(f['step'])}: {escape(f['message'])}</p>"
                  for f in p["property_failures"]]

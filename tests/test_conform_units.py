@@ -232,3 +232,24 @@ def test_a_difference_counts_only_when_both_attempts_show_it(monkeypatch: pytest
     assert real["verdict"] == "diverges" and real["unconfirmed"] == ["a.JoinGroup.1/timing/latency_ms"]
     assert [(d["step"], d["class"], d["target"], d["reference"]) for d in real["differences"]] == [
         ("b.Heartbeat.1", "error-code", "UNKNOWN_MEMBER_ID", "NONE")]
+
+
+def test_a_timing_difference_shows_its_milliseconds_in_every_report() -> None:
+    """Issue 24 §6: a timing difference prints both sides' numbers — the latencies (tansu's join phase of S/2 was
+    a bare "timing" before) or which side did not answer — in the table, the HTML and the diagram's note."""
+    from reports.conform import differs_text, mermaid, render_html, render_markdown
+    from wire.conform.run import probe_record
+    late, never = group("t"), group("t")
+    late.exchanges[0].answered_ms = 3010
+    never.exchanges[2].answered_ms, never.exchanges[2].response = None, None
+    probe = get_probes(None, BrokerConfig())[0]
+    slow = probe_record(probe, late, group("r"), compare(late, group("r"), 250), attempts=1)
+    silent = probe_record(probe, never, group("r"), compare(never, group("r"), 250), attempts=1)
+    assert differs_text(slow, slow["steps"][0]) == "timing: 3000 ms, Kafka 0 ms"
+    assert differs_text(silent, silent["steps"][2]) == "timing: Kafka answered, the target did not"
+    assert differs_text(slow, slow["steps"][1]) == ""
+    result = {"target": "t", "reference": "r", "profile": "3.9", "config": "-", "timing_window_ms": 250,
+              "summary": {"conforms": 0, "diverges": 1, "unsupported": 0, "classes": {"timing": 1}},
+              "probes": [slow]}
+    for text in (render_markdown(result), render_html(result), mermaid(slow)):
+        assert "3000 ms, Kafka 0 ms" in text

@@ -41,6 +41,9 @@ class WireRequest:
     members: tuple[tuple[str, str | None], ...] = ()   # LeaveGroup: the identities to remove
     offsets: tuple[tuple[str, int], ...] = ()          # OffsetCommit: ("topic-partition", offset), sorted
     support_skipping_assignment: bool = False          # JoinGroup v9+ (KIP-814): the client can skip the assignor
+    #: the request's version off the wire, kept only where a coordinator's answer depends on it (the Java
+    #: runtime's OffsetCommit, SPEC-4x.md R15); None elsewhere, so earlier traces keep their bytes
+    api_version: int | None = None
 
     def __post_init__(self) -> None:
         if self.api not in RECEIVE_APIS:
@@ -58,6 +61,8 @@ class WireRequest:
         }
         if self.support_skipping_assignment:   # only then: payloads of older traces stay byte-identical
             obj["support_skipping_assignment"] = True
+        if self.api_version is not None:
+            obj["api_version"] = self.api_version
         return json.dumps(obj, sort_keys=True, separators=(",", ":"))
 
     @staticmethod
@@ -76,7 +81,8 @@ class WireRequest:
                 assignments=tuple((str(m), bytes.fromhex(a)) for m, a in obj["assignments"]),
                 members=tuple((str(m), None if i is None else str(i)) for m, i in obj["members"]),
                 offsets=tuple((str(tp), int(o)) for tp, o in obj["offsets"]),
-                support_skipping_assignment=bool(obj.get("support_skipping_assignment", False)))
+                support_skipping_assignment=bool(obj.get("support_skipping_assignment", False)),
+                api_version=None if obj.get("api_version") is None else int(obj["api_version"]))
         except (ValueError, KeyError, TypeError) as exc:
             raise ValueError(f"malformed Receive payload {text[:80]!r} ({exc}).") from None
 

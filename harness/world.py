@@ -316,12 +316,14 @@ class World:
 
     def _receive(self, a: Action) -> None:
         wire = WireRequest.from_payload(str(a.arg))
-        self._call(wire.request(a.client), wire.group_id, wire.client_id, wire.members, dict(wire.offsets))
+        self._call(wire.request(a.client), wire.group_id, wire.client_id, wire.members, dict(wire.offsets),
+                   wire.api_version)
 
     def _call(self, req: Request, g: str, client_id: str, leaving: tuple[tuple[str, str | None], ...] = (),
-              offsets: dict[str, int] | None = None) -> None:
+              offsets: dict[str, int] | None = None, api_version: int | None = None) -> None:
         """Hand ``req`` to the coordinator (group ``g``), then move its answers out (``_drain``).
-        ``leaving``: a LeaveGroup's identities (default: the sender); ``offsets``: an OffsetCommit's."""
+        ``leaving``: a LeaveGroup's identities (default: the sender); ``offsets``: an OffsetCommit's;
+        ``api_version``: a real client's OffsetCommit version, which the Java runtime's answer depends on (R15)."""
         coord, key, api = self.coord, (req.client, req.corr), req.api
         if api == "JoinGroup":
             coord.join_group(g, req.member_id, req.session_timeout_ms, req.rebalance_timeout_ms, req.protocol_type,
@@ -338,8 +340,9 @@ class World:
         elif api == "LeaveGroup":
             coord.leave_group(g, list(leaving) or [(req.member_id, req.group_instance_id)], request_key=key)
         else:
+            versioned = {} if api_version is None else {"api_version": api_version}
             coord.commit_offsets(g, req.member_id, req.generation_id, {"t-0": req.corr} if offsets is None else offsets,
-                                 group_instance_id=req.group_instance_id, request_key=key)
+                                 group_instance_id=req.group_instance_id, request_key=key, **versioned)
         self._drain()
 
     def _drain(self) -> None:

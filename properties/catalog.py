@@ -32,7 +32,7 @@ from model.releases import MODELLED, RUNNABLE, Predicate, everywhere, profiles_w
 
 KINDS = ("always", "always_step", "eventually_within", "sometimes")
 LEVELS = ("concrete", "abstract")
-PROFILES = RUNNABLE     # the runnable releases of model/releases.py
+PROFILES = MODELLED   # the releases the model has a profile for: the runnable ones and 4.1 (Java runtime)
 #: abstract properties judge the model, which has a profile for more releases than the catalog judges concretely
 #: (model/releases.py MODELLED: 4.1's graph and proofs, before its runtime is judged): their release predicates
 #: are read over these

@@ -8,7 +8,7 @@ from core.trace import Step
 from core.types import NO_GENERATION, GroupState
 from harness.excuses import excused
 from model.profiles import heartbeat_answers, heartbeat_resets
-from model.releases import RUNNABLE, fact
+from model.releases import MODELLED, fact
 from properties.catalog import Witness, always_step
 from properties.concrete_state import orphan_static_completion, orphan_static_join, stranded_leader_join
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
@@ -28,7 +28,7 @@ def heartbeat_table_of(profile: str) -> dict[GroupState, tuple[str, bool]]:
             if GroupState(state) in (PR, CR, S)}
 
 
-HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {p: heartbeat_table_of(p) for p in RUNNABLE}
+HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {p: heartbeat_table_of(p) for p in MODELLED}
 
 
 def delivered(before: Observation, step: Step) -> RequestObs | None:
@@ -58,17 +58,31 @@ def answer(step: Step, key: tuple[int, int]) -> Response | None:
                     "(a coordinator bug that answers twice must be observable)")
 def at_most_once(before: Observation, step: Step, after: Observation) -> Witness | None:
     keys = [r.key for r in step.responses]
-    allowed = set(before.parked_keys)
+    allowed = set(before.parked_keys) | set(before.held)
     key = delivered_key(step.action)
     if key is not None:
         allowed.add(key)
     twice = sorted({k for k in keys if keys.count(k) > 1})
     stray = sorted(k for k in set(keys) if k not in allowed and not reverted_join(before, step, k))
-    still = sorted(k for k in set(keys) if k in after.parked_keys)
+    still = sorted(k for k in set(keys) if k in after.parked_keys and not timed_out_on_member(after, step, k))
     if twice or stray or still:
         return {"answered_twice_in_step": twice, "answered_but_not_delivered_or_parked": stray,
                 "answered_and_still_parked": still}
     return None
+
+
+def timed_out_on_member(after: Observation, step: Step, key: tuple[int, int]) -> bool:
+    """Release fact ``write-timeout`` (SPEC-4x.md R2; CoordinatorRuntime.java@4.1.1:1146-1166, 1412-1419): a parked
+    JoinGroup/SyncGroup whose write event outlived offsets.commit.timeout.ms is answered by the timeout (the service
+    maps REQUEST_TIMED_OUT to COORDINATOR_NOT_AVAILABLE, GroupCoordinatorService.java@4.1.1:880-891), and the member
+    keeps the completed future (a later completion is a no-op). Exactly that: a timer step answering ``key`` with
+    COORDINATOR_NOT_AVAILABLE, the future still on its member, completed once."""
+    if not fact("write-timeout", after.profile) or step.action.kind != "FireTimer":
+        return False
+    got = answer(step, key)
+    parked = next((p for p in after.parked if p.key == key), None)
+    return (got is not None and got.error == "COORDINATOR_NOT_AVAILABLE" and parked is not None and parked.done
+            and parked.completions == 1)
 
 
 def reverted_join(before: Observation, step: Step, key: tuple[int, int] | None = None, holder: str = "") -> bool:
@@ -115,6 +129,9 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
             continue   # SPEC.md §3.4: left unanswered until the client times out
         return {"request": p.key, "api": p.api, "holder": p.member_id, "answered": False, "still_parked": False,
                 "overwritten": False, "holder_left": p.member_id in leavers, "action": str(step.action)}
+    for key in before.held:   # R3: a held answer goes out when its write ends, never silently
+        if key not in answered and key not in after.held and key not in after.parked_keys:
+            return {"request": key, "held": True, "answered": False, "still_held": False, "action": str(step.action)}
     return None
 
 
@@ -126,6 +143,8 @@ def answered_or_parked(before: Observation, step: Step, after: Observation) -> W
     req = delivered(before, step)
     if req is None or answer(step, req.key) is not None:
         return None
+    if req.key in after.held:
+        return None   # answers-wait-for-commit (SPEC-4x.md R3): its answer waits for its write's commit
     parked = next((p for p in after.parked if p.key == req.key), None)
     ok = (parked is not None and parked.api == req.api and req.api in ("JoinGroup", "SyncGroup")
           and (req.member_id in ("", parked.member_id)))
@@ -165,7 +184,12 @@ def heartbeat_table(before: Observation, step: Step, after: Observation) -> Witn
     if expected is None:
         return None
     got = answer(step, req.key)
-    reset = any(e.member_id == req.member_id for _, e in of_kind(step.events, HeartbeatScheduled))
+    reset = any(e.member_id == req.member_id for _, e in of_kind(after.events, HeartbeatScheduled))
+    if got is None and req.key in after.held:   # answers-wait-for-commit (R3): the error comes with the commit
+        if reset != expected[1]:
+            return {"member": req.member_id, "state": state.value, "answer": "held", "reset": reset,
+                    "expected": expected}
+        return None
     if got is None or (got.error, reset) != expected:
         return {"member": req.member_id, "state": state.value, "answer": None if got is None else got.error,
                 "reset": reset, "expected": expected}

@@ -338,8 +338,10 @@ def parked_on_member(obs: Observation) -> Witness | None:
         claim="A response future still parked on a member has not been completed.",
         source="SPEC.md §4.1 (onComplete runs exactly once); impl ResponseFuture.completions")
 def parked_unanswered(obs: Observation) -> Witness | None:
+    # write-timeout (SPEC-4x.md R2): a write timeout answers a parked future once and leaves it on its member
+    once = 1 if fact("write-timeout", obs.profile) else 0
     for p in obs.parked:
-        if p.done or p.completions:
+        if p.completions > once or (p.done and not once):
             return {"request": p.key, "api": p.api, "holder": p.member_id, "completions": p.completions}
     return None
 

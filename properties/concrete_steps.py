@@ -8,7 +8,7 @@ from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, Heartbeat
 from core.trace import Step
 from core.types import GroupState
 from model.profiles import valid_previous_states
-from model.releases import RUNNABLE, any_of, fact, unless, when
+from model.releases import MODELLED, any_of, fact, unless, when
 from properties.catalog import Witness, always_step
 from properties.concrete_state import orphan_static_completion
 from properties.observation import GroupObs, Observation, delivered_request
@@ -26,7 +26,7 @@ def spec_edges_of(profile: str) -> frozenset[tuple[GroupState, GroupState]]:
 
 
 #: the allowed (from, to) edges per runnable profile
-SPEC_EDGES: dict[str, frozenset[tuple[GroupState, GroupState]]] = {p: spec_edges_of(p) for p in RUNNABLE}
+SPEC_EDGES: dict[str, frozenset[tuple[GroupState, GroupState]]] = {p: spec_edges_of(p) for p in MODELLED}
 _STATES = {s.value: s for s in GroupState}
 
 
@@ -253,7 +253,7 @@ def generation_by_one(before: Observation, step: Step, after: Observation) -> Wi
     if g0 is None and step.action.kind == "LoadGroup":
         return None   # a reload starts from the stored generation
     base = g0.generation_id if g0 is not None else 0
-    bumps = [e.generation_id for _, e in of_kind(step.events, GenerationStarted)]
+    bumps = [e.generation_id for _, e in of_kind(after.events, GenerationStarted)]
     if g1.generation_id - base != len(bumps) or (bumps and bumps != list(range(base + 1, base + 1 + len(bumps)))):
         return {"generation_before": base, "generation_after": g1.generation_id, "generation_events": bumps}
     return None

@@ -83,6 +83,10 @@ class Checker:
         self.seen: dict[str, int] = {}                  # witness name -> index of the first step that reached it
         self.violations: list[Violation] = []
         self.obs: Observation | None = None             # None once a state could not be observed
+        #: the read-out before the last step: a ``Choose`` runs that step again with other picks from the state it
+        #: started in (harness/world.py ``_step_with_choices``, the 4.1 runtime's choice points), so it is judged
+        #: against that state, not the one the first run reached
+        self.prior: Observation | None = None
         try:
             self.obs = observe(world)
         except Exception as exc:   # noqa: BLE001 — see the module doc
@@ -97,6 +101,10 @@ class Checker:
 
     def step(self, action: Action) -> list[Violation]:
         before, world = self.obs, self.world
+        if action.kind == "Choose" and self.prior is not None and before is not None:
+            before = self.prior
+        else:
+            self.prior = before
         world.step(action)   # an exception here is the coordinator's: it propagates (see the module doc)
         if before is None:
             return []

@@ -58,7 +58,7 @@ def answer(step: Step, key: tuple[int, int]) -> Response | None:
                     "(a coordinator bug that answers twice must be observable)")
 def at_most_once(before: Observation, step: Step, after: Observation) -> Witness | None:
     keys = [r.key for r in step.responses]
-    allowed = set(before.parked_keys) | set(before.held)
+    allowed = set(before.parked_keys) | set(before.in_write)   # in_write: the end of its write answers it (4.x)
     key = delivered_key(step.action)
     if key is not None:
         allowed.add(key)
@@ -72,17 +72,21 @@ def at_most_once(before: Observation, step: Step, after: Observation) -> Witness
 
 
 def timed_out_on_member(after: Observation, step: Step, key: tuple[int, int]) -> bool:
-    """Release fact ``write-timeout`` (SPEC-4x.md R2; CoordinatorRuntime.java@4.1.1:1146-1166, 1412-1419): a parked
-    JoinGroup/SyncGroup whose write event outlived offsets.commit.timeout.ms is answered by the timeout (the service
-    maps REQUEST_TIMED_OUT to COORDINATOR_NOT_AVAILABLE, GroupCoordinatorService.java@4.1.1:880-891), and the member
-    keeps the completed future (a later completion is a no-op). Exactly that: a timer step answering ``key`` with
-    COORDINATOR_NOT_AVAILABLE, the future still on its member, completed once."""
-    if not fact("write-timeout", after.profile) or step.action.kind != "FireTimer":
+    """A parked JoinGroup/SyncGroup answered by the end of its own write event, the future left on its member (Kafka
+    completes the member's future; the join or sync phase's later completion is a no-op). Release facts:
+    ``write-timeout`` (SPEC-4x.md R2; CoordinatorRuntime.java@4.1.1:1146-1166, 1412-1419: a write event outliving
+    offsets.commit.timeout.ms fails, REQUEST_TIMED_OUT mapped to COORDINATOR_NOT_AVAILABLE by
+    GroupCoordinatorService.java@4.1.1:880-891) and ``batched-log-writes`` (R5; CoordinatorRuntime.java@4.1.1:848-854:
+    a failed flush fails every event of its batch). Exactly that: a timer step or a failed flush answering ``key``
+    with an error, the future still on its member, completed once."""
+    kind = step.action.kind
+    by_write = ((kind == "FireTimer" and fact("write-timeout", after.profile))
+                or (kind == "FlushBatch" and step.action.arg != "NONE" and fact("batched-log-writes", after.profile)))
+    if not by_write:
         return False
     got = answer(step, key)
     parked = next((p for p in after.parked if p.key == key), None)
-    return (got is not None and got.error == "COORDINATOR_NOT_AVAILABLE" and parked is not None and parked.done
-            and parked.completions == 1)
+    return got is not None and got.error != "NONE" and parked is not None and parked.done and parked.completions == 1
 
 
 def reverted_join(before: Observation, step: Step, key: tuple[int, int] | None = None, holder: str = "") -> bool:
@@ -121,6 +125,8 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
     for p in before.parked:
         if p.key in after.parked_keys or p.key in answered or newer.get(p.member_id) == p.api:
             continue
+        if p.done and fact("write-timeout", after.profile):
+            continue   # answered already by its write's end (timed_out_on_member); the member let go of it
         if p.api == "JoinGroup" and reverted_join(before, step, holder=p.member_id):
             continue
         if stranded_leader_join(before, p) and all(g.incarnation != p.incarnation for g in after.groups):
@@ -206,7 +212,7 @@ def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness
     if req is None or req.api != "OffsetCommit" or not valid_for_group(before, req) or before.group.state is not CR:  # type: ignore[union-attr]
         return None
     got = answer(step, req.key)
-    reset = any(e.member_id == req.member_id for _, e in of_kind(step.events, HeartbeatScheduled))
+    reset = any(e.member_id == req.member_id for _, e in of_kind(after.events, HeartbeatScheduled))
     if got is None or got.error != "REBALANCE_IN_PROGRESS" or reset:
         return {"member": req.member_id, "state": "CompletingRebalance", "answer": None if got is None else got.error,
                 "reset": reset}

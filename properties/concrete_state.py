@@ -295,7 +295,9 @@ def pr_has_delayed_join(obs: Observation) -> Witness | None:
         claim="A group never rests in PreparingRebalance with every member rejoined (and, on 3.9, no pending member) "
               "under a plain DelayedJoin: the request or removal that completed the set also completed the join.",
         source="SPEC.md §3.1 J6 and §3.4 (checkAndComplete after a join, leave or expiry), §4.4 tryComplete; "
-               "seed 004 (只要有触发它的外部事件,就应该调用 checkAndComplete() 尽快完成延迟的操作)")
+               "seed 004 (只要有触发它的外部事件,就应该调用 checkAndComplete() 尽快完成延迟的操作)",
+        # 4.x: a GROUP_MAX_SIZE_REACHED refusal skips the check (finding max-size-refusal-leaves-the-join-waiting, R10)
+        applies_to=unless("max-size-refusal-skips-join-check"))
 def join_completes_once_all_rejoined(obs: Observation) -> Witness | None:
     g = live_group(obs)
     if g is None or g.state is not PR or g.pending_members:

@@ -174,12 +174,12 @@ def removed_before_responses(before: Observation, step: Step, after: Observation
              source="seed 000 (协调者返回“加入组响应”给每个消费者后,都会立即完成本次“延迟的心跳”,并调度下一次); "
                     "SPEC.md §4.4 step 5")
 def join_response_reschedules(before: Observation, step: Step, after: Observation) -> Witness | None:
-    found = first_of(step.events, GenerationStarted)
+    found = first_of(after.events, GenerationStarted)   # after.events: 4.1's are read from its state
     if found is None:
         return None
     at, gen = found[0], found[1].generation_id
     deadlines: dict[str, int] = {}
-    for _, e in of_kind(step.events[at:], HeartbeatScheduled):
+    for _, e in of_kind(after.events[at:], HeartbeatScheduled):
         deadlines.setdefault(e.member_id, e.deadline_ms)
     for r in step.responses:
         if r.api != "JoinGroup" or r.error != "NONE" or r.generation_id != gen:

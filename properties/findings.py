@@ -127,7 +127,7 @@ FINDINGS: tuple[Finding, ...] = (
     Finding(
         "max-size-refusal-leaves-the-join-waiting",
         profiles_where(when("max-size-refusal-skips-join-check"), among=KNOWN),
-        ("max-size-refusal-completes-the-join",),
+        ("max-size-refusal-completes-the-join", "delayed-join-completes-once-all-rejoined"),
         "Kafka 4.x refuses a JoinGroup at group.max.size by removing the member and answering "
         "GROUP_MAX_SIZE_REACHED "
         "without checking whether the join phase can complete (GroupMetadataManager.java@4.1.1:6134-6139, 4.0.0:"

@@ -162,6 +162,11 @@ class Observation:
     #: requests whose answer waits behind uncommitted writes (release fact answers-wait-for-commit, SPEC-4x.md R3;
     #: properties/observation_4x.py); always empty on the Scala coordinator, which answers under the group lock
     held: tuple[RequestKey, ...] = ()
+    #: requests whose write event has not ended (``held`` ones and JoinGroup/SyncGroup ones): the write's end may answer
+    #: them (batched-log-writes, write-timeout; properties/observation_4x.py); empty on the Scala coordinator
+    in_write: tuple[RequestKey, ...] = ()
+    #: the Java runtime's (group incarnation, transitions so far), whence the next step's ``transitions``
+    move_counts: tuple[tuple[int, int], ...] = ()
 
     def group_by_incarnation(self, incarnation: int) -> GroupObs | None:
         for g in self.groups:

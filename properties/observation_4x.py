@@ -20,7 +20,7 @@ What plays what (SPEC-4x.md R1-R3):
   parked: it has no member, and the commit or the write's end (failure, timeout) answers it;
 - the fields 4.x does not have: ``latest_heartbeat_ms`` (-1: no deadline arithmetic), ``is_leaving`` (False: no
   leave flag), ``stale_member`` (False: a task holds ids, not member objects); ``transitions`` is what the step did
-  to each group object's state, read as the before/after difference (the runtime keeps no transitions log);
+  to each group object's state, from the group's ``moves`` (the runtime keeps no transitions log);
   the runtime emits no step events: ``events`` carries the two the state shows (``_events``: HeartbeatScheduled,
   GenerationStarted); the properties that read other events see nothing on 4.1 (README "Kafka 4.x").
 """
@@ -127,21 +127,32 @@ def _parked(world: Any, groups: list[tuple[Any, bool]]) -> tuple[ParkedObs, ...]
     return tuple(found[k] for k in sorted(found))
 
 
-def _held(writes: list[Any], parked: tuple[ParkedObs, ...]) -> tuple[RequestKey, ...]:
-    """R3: the requests whose answer waits for the commit of their write (and of every write before it): a write
-    not done whose request future is not completed, and not parked on a member (a parked JoinGroup/SyncGroup is
-    answered by its join or sync phase, whatever its write does)."""
-    on_members = {p.key for p in parked}
-    keys = {key for w in writes if (key := _key(w.future)) is not None and not w.future.done and key not in on_members}
-    return tuple(sorted(keys))
+def _held(writes: list[Any]) -> tuple[RequestKey, ...]:
+    """R3: the requests whose answer the runtime holds until their write (and every write before it) commits: a write
+    not done carrying the answer its completion releases (Heartbeat, LeaveGroup, OffsetCommit: runtime.py
+    ``Write.response``) for a future not yet completed. A JoinGroup/SyncGroup write carries none: its future is
+    parked on the member and answered by the join or sync phase (or overwritten there, SPEC.md §3.1 J5b.6)."""
+    return tuple(sorted(key for w in writes
+                        if w.response is not None and (key := _key(w.future)) is not None and not w.future.done))
 
 
-def _transitions(before: Observation | None, groups: tuple[GroupObs, ...]) -> tuple[tuple[str, str, str], ...]:
+def _transitions(before: Observation | None, objects: list[tuple[Any, bool]],
+                 choose: bool) -> tuple[tuple[str, str, str], ...]:
+    """What the step did to each group object's state: its ``moves`` past the count ``before`` saw (a group object
+    new in this step: all of them)."""
     if before is None:
         return ()
-    was = {g.incarnation: g.state for g in before.groups}
-    return tuple((g.group_id, was[g.incarnation].value, g.state.value) for g in groups
-                 if g.incarnation in was and was[g.incarnation] is not g.state)
+    # a Choose restored the group objects from a snapshot (no history) before running the step again
+    seen = dict(before.move_counts) if not choose else {}
+    return tuple((g.group_id, a.value, b.value) for g, _ in objects for a, b in g.moves[seen.get(g.incarnation, 0):])
+
+
+def _in_write(writes: list[Any]) -> tuple[RequestKey, ...]:
+    """Every request whose write event is not done and whose future is not completed: the held ones, and a
+    JoinGroup/SyncGroup whose future its member let go of (overwritten or removed) while its write waited — the
+    write's end may still answer it: a timeout or a failed batch fails the event and the service answers its future
+    with the error (GroupCoordinatorService.java@4.1.1:880-891); a commit answers nothing."""
+    return tuple(sorted(key for w in writes if (key := _key(w.future)) is not None and not w.future.done))
 
 
 def _events(before: Observation | None, groups: tuple[GroupObs, ...], ops: tuple[OpObs, ...]) -> tuple[StepEvent, ...]:
@@ -151,12 +162,12 @@ def _events(before: Observation | None, groups: tuple[GroupObs, ...], ops: tuple
     jump of two reads as one event and breaks each-new-generation-increments-the-generation-id)."""
     if before is None:
         return ()
-    had = {op.seq for op in before.ops}
-    out: list[StepEvent] = [HeartbeatScheduled(op.member_id, op.deadline_ms) for op in ops
-                            if op.kind == "DelayedHeartbeat" and op.seq not in had]
     was = {g.incarnation: g.generation_id for g in before.groups}
-    out += [GenerationStarted(g.generation_id, g.state.value, g.leader_id, g.protocol_name) for g in groups
-            if g.generation_id != was.get(g.incarnation, g.generation_id)]
+    out: list[StepEvent] = [GenerationStarted(g.generation_id, g.state.value, g.leader_id, g.protocol_name)
+                            for g in groups if g.generation_id != was.get(g.incarnation, g.generation_id)]
+    had = {op.seq for op in before.ops}   # after the generation, as onCompleteJoin reschedules after initNextGeneration
+    out += [HeartbeatScheduled(op.member_id, op.deadline_ms) for op in ops
+            if op.kind == "DelayedHeartbeat" and op.seq not in had]
     return tuple(out)
 
 
@@ -184,14 +195,16 @@ def observe_java(world: Any, step: Step | None, before: Observation | None, held
         group_id=gid, group=None if cached is None else next(g for g in groups if g.incarnation == cached.incarnation),
         groups=groups, ops=ops,
         appends=tuple(a for w in writes if (a := _append(w, by_id)) is not None),
-        parked=parked, held=_held(writes, parked) if held else (), inflight=inflight(world),
+        parked=parked, held=_held(writes) if held else (), in_write=_in_write(writes) if held else (), inflight=inflight(world),
         errors=coord.illegal_state_errors(), last_error=_last_illegal(coord),
         unloaded=part is None, loading=part is not None and part.state != "active",
         new_member_join_timeout_ms=coord.config.new_member_join_timeout_ms,
         initial_rebalance_delay_ms=coord.config.group_initial_rebalance_delay_ms,
         step_index=-1 if step is None else step.index, action=None if step is None else step.action,
         events=() if step is None else step.events + _events(before, groups, ops), responses=() if step is None else step.responses,
-        transitions=_transitions(before if step is not None else None, groups), transition_count=0)
+        transitions=_transitions(before if step is not None else None, ordered,
+                                 step is not None and step.action.kind == "Choose"), transition_count=0,
+        move_counts=tuple((g.incarnation, len(g.moves)) for g, _ in ordered))
 
 
 def _last_illegal(coord: Any) -> str:

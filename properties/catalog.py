@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
-from model.releases import MODELLED, RUNNABLE, Predicate, everywhere, profiles_where
+from model.releases import MODELLED, Predicate, everywhere, profiles_where
 
 KINDS = ("always", "always_step", "eventually_within", "sometimes")
 LEVELS = ("concrete", "abstract")

@@ -122,7 +122,8 @@ def stable_has_members(obs: Observation) -> Witness | None:
         if not fact("empty-state", obs.profile) and g.state is S and g.generation_id == 0 and not g.members:
             continue   # E0: a fresh group is Stable before anyone joined
         common = sorted(n for n, c in g.supported_protocols if c == len(g.members))
-        if g.members and g.protocol_name not in common and static_restart_without_the_protocol(obs, g):
+        if g.members and g.protocol_name not in common and (static_restart_without_the_protocol(obs, g)
+                                                             or static_revert_without_the_protocol(obs, g)):
             continue
         if not g.members or g.protocol_name not in common:
             return {"group": g.incarnation, "state": g.state.value, "generation": g.generation_id,
@@ -142,6 +143,23 @@ def static_restart_without_the_protocol(obs: Observation, g: GroupObs) -> bool:
     protocol is static."""
     if not excused(STATIC_RESTART_PROTOCOL) or not fact("static-membership", obs.profile) \
             or fact("static-rejoin-persisted-in-stable", obs.profile):
+        return False
+    lacking = [m for m in g.members if g.protocol_name not in m.protocols]
+    return bool(lacking) and all(m.group_instance_id is not None for m in lacking)
+
+
+#: the documented finding (properties/findings.py) of a failed static id store reverted after a rebalance (4.x)
+STATIC_REVERT_PROTOCOL = "failed-static-store-reverts-protocols-after-a-rebalance"
+
+
+def static_revert_without_the_protocol(obs: Observation, g: GroupObs) -> bool:
+    """The finding failed-static-store-reverts-protocols-after-a-rebalance: in 4.x the write persisting a static
+    member's new id waits in the batch while later events run (release fact batched-log-writes, SPEC-4x.md R5); when
+    the batch fails, the append callback puts the old member and its old protocols back whatever happened since
+    (GroupMetadataManager.java@4.1.1:7218-7228) — a rebalance in between may have chosen a protocol only the new
+    protocols supported. Exactly that shape (as static_restart_without_the_protocol): every member lacking the group's
+    protocol is static."""
+    if not excused(STATIC_REVERT_PROTOCOL) or not fact("batched-log-writes", obs.profile):
         return False
     lacking = [m for m in g.members if g.protocol_name not in m.protocols]
     return bool(lacking) and all(m.group_instance_id is not None for m in lacking)

@@ -139,6 +139,20 @@ FINDINGS: tuple[Finding, ...] = (
         "The world's Java consumers reach it with group.max.size 2 (kgc/gate.py MAX_SIZE_WALKS).",
         "test_4_1_max_size_refusal_leaves_the_join_waiting"),
     Finding(
+        "failed-static-store-reverts-protocols-after-a-rebalance",
+        profiles_where(when("batched-log-writes"), among=KNOWN),
+        ("stable-or-completing-group-has-members-and-a-common-protocol",),
+        "A static member restarting in Stable with another assignor list that leaves the selected protocol as it is "
+        "gets its new member id stored by a write; the write's append callback, if the batch fails, puts the old "
+        "member id back with the old protocols, unconditionally (GroupMetadataManager.java@4.1.1:7218-7228). In 4.x "
+        "that write waits in the open batch while later events run (CoordinatorRuntime.java@4.1.1:948-1086, 848-854; "
+        "SPEC-4x.md R5): a LeaveGroup of the other members completes a rebalance that selects a protocol only the new "
+        "list has, then the batch fails — the group is CompletingRebalance (or later Stable) with a protocol its "
+        "member does not support (SPEC.md §1.5 I7), until the next rebalance. Found by the catalog on 4.1 (the gate's "
+        "static-partition walk, a failed FlushBatch). The catalog excuses exactly a group whose members lacking its "
+        "protocol are all static.",
+        "test_4_1_failed_static_store_reverts_protocols_after_a_rebalance"),
+    Finding(
         "reverted-group-join-timer-fires-on-its-successor",
         profiles_where(when("keyed-timers"), among=KNOWN),
         ("no-illegal-state-in-an-event",),

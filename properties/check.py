@@ -15,6 +15,7 @@ is the coordinator's and propagates: the caller reports ``coordinator-raises-no-
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Mapping, Sequence
 
@@ -87,6 +88,7 @@ class Checker:
         #: started in (harness/world.py ``_step_with_choices``, the 4.1 runtime's choice points), so it is judged
         #: against that state, not the one the first run reached
         self.prior: Observation | None = None
+        self.prior_action: Action | None = None          # the action of the step a Choose runs again
         try:
             self.obs = observe(world)
         except Exception as exc:   # noqa: BLE001 — see the module doc
@@ -101,16 +103,21 @@ class Checker:
 
     def step(self, action: Action) -> list[Violation]:
         before, world = self.obs, self.world
-        if action.kind == "Choose" and self.prior is not None and before is not None:
+        again = action.kind == "Choose" and self.prior is not None and before is not None
+        if again:
             before = self.prior
         else:
-            self.prior = before
+            self.prior, self.prior_action = before, action
         world.step(action)   # an exception here is the coordinator's: it propagates (see the module doc)
         if before is None:
             return []
         step = world.steps[-1]
         try:
             after = observe_after(before, world, step)
+            if again and self.prior_action is not None:
+                # judged as the step it runs again (what it delivered or fired), with this run's outcome
+                step = dataclasses.replace(step, action=self.prior_action)
+                after = dataclasses.replace(after, action=self.prior_action)
         except Exception as exc:   # noqa: BLE001 — see the module doc
             self.obs = None
             found = [unobservable("observing", exc, step.index)]

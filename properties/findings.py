@@ -121,8 +121,8 @@ FINDINGS: tuple[Finding, ...] = (
         "SyncGroup arrives after the leader's and that sends nothing else is expired a session after the join "
         "completed, not after its sync (SPEC-4x.md R9, found by reading; no ticket). The world's own Java consumers "
         "reach it: a follower's SyncGroup delivered after the leader's. A runtime rule of 4.1 "
-        "(properties/runtime_4x.py), checked where the runtime is, not a catalog property: the catalog does not "
-        "judge 4.1 yet.",
+        "(properties/runtime_4x.py), checked where the runtime is; no catalog property states the 3.x rule (the "
+        "catalog judges 4.1's walks, properties/observation_4x.py, but does not see R9).",
         "test_4_1_sync_in_stable_keeps_the_session_timer"),
     Finding(
         "max-size-refusal-leaves-the-join-waiting",

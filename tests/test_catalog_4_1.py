@@ -178,3 +178,25 @@ def test_a_choose_is_judged_against_the_state_before_the_step_it_runs_again() ->
     chooses = [s.index for s in run.world.steps if s.action.kind == "Choose"]
     assert chooses, "the walk takes a Choose"
     assert [v for v in run.violations if v.property == "each-request-is-answered-at-most-once"] == []
+
+
+@pytest.mark.parametrize("profile, kind, arg, error, allowed", [
+    ("4.1", "FireTimer", 99, "COORDINATOR_NOT_AVAILABLE", True),         # write-timeout (R2)
+    ("4.1", "FlushBatch", "NOT_ENOUGH_REPLICAS", "NOT_COORDINATOR", True),   # batched-log-writes (R5)
+    ("4.1", "FlushBatch", "NONE", "NOT_COORDINATOR", False),              # a flush that succeeded answers no error
+    ("4.1", "FireTimer", 99, "NONE", False),                              # a write's end answers with an error
+    ("3.9", "FireTimer", 99, "COORDINATOR_NOT_AVAILABLE", False),        # no write events on the Scala coordinator
+])
+def test_a_parked_future_answered_by_its_write_is_excused_by_the_facts_alone(profile: str, kind: str, arg: object,
+                                                                            error: str, allowed: bool) -> None:
+    from core.actions import Action
+    from core.responses import Response
+    from properties.concrete_requests import at_most_once, timed_out_on_member
+    world = _joined()
+    after = dataclasses.replace(observe(world, world.steps[-1]), profile=profile,
+                                parked=(ParkedObs((0, 2), "JoinGroup", 1, "c0-1", True, 1, True),))
+    step = dataclasses.replace(world.steps[-1], action=Action(kind, -1, arg),
+                               responses=(Response("JoinGroup", 0, 2, error),))
+    before = dataclasses.replace(after, parked=(ParkedObs((0, 2), "JoinGroup", 1, "c0-1", True, 0, False),))
+    assert timed_out_on_member(after, step, (0, 2)) is allowed
+    assert (at_most_once(before, step, after) is None) is allowed

@@ -58,11 +58,11 @@ class CheckedRun:
 
     def __init__(self, world: World, refine: bool = True) -> None:
         self.world = world
-        #: a release the catalog and the model do not judge yet (4.1) is checked by its runtime rules alone
-        #: (properties/runtime_4x.py); None: the catalog and the refinement judge it
+        #: a release the labelled refinement does not judge yet (4.1) is checked by its runtime rules
+        #: (properties/runtime_4x.py) beside the catalog; None: the catalog and the labelled refinement judge it
         self.rules: tuple[RuntimeRule, ...] | None = None
-        #: a release the model has a profile for but the catalog does not judge yet (4.1): every step's abstract
-        #: states are judged against the model (harness/refinement_4x.py) beside the runtime rules
+        #: a release the model has a profile for but the labelled refinement does not judge yet (4.1): every step's
+        #: abstract states are judged against the model (harness/refinement_4x.py) beside the rules and the catalog
         self.states: StateRefinement4x | None = None
         if not release(world.profile.name).runnable:
             self.rules = rules_for(world.profile.name)

@@ -107,7 +107,7 @@ class DeadlineBook:
 
     def update(self, step: Step, after: Observation) -> None:
         g = after.group
-        for _, e in of_kind(after.events, HeartbeatScheduled):   # after.events: 4.1's are read from its state
+        for _, e in of_kind(step.events, HeartbeatScheduled):
             member = g.member(e.member_id) if g is not None else None
             if member is not None:
                 timeout = after.new_member_join_timeout_ms if member.is_new else member.session_timeout_ms

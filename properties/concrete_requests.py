@@ -190,7 +190,7 @@ def heartbeat_table(before: Observation, step: Step, after: Observation) -> Witn
     if expected is None:
         return None
     got = answer(step, req.key)
-    reset = any(e.member_id == req.member_id for _, e in of_kind(after.events, HeartbeatScheduled))
+    reset = any(e.member_id == req.member_id for _, e in of_kind(step.events, HeartbeatScheduled))
     if got is None and req.key in after.held:   # answers-wait-for-commit (R3): the error comes with the commit
         if reset != expected[1]:
             return {"member": req.member_id, "state": state.value, "answer": "held", "reset": reset,
@@ -212,7 +212,7 @@ def commit_in_cr(before: Observation, step: Step, after: Observation) -> Witness
     if req is None or req.api != "OffsetCommit" or not valid_for_group(before, req) or before.group.state is not CR:  # type: ignore[union-attr]
         return None
     got = answer(step, req.key)
-    reset = any(e.member_id == req.member_id for _, e in of_kind(after.events, HeartbeatScheduled))
+    reset = any(e.member_id == req.member_id for _, e in of_kind(step.events, HeartbeatScheduled))
     if got is None or got.error != "REBALANCE_IN_PROGRESS" or reset:
         return {"member": req.member_id, "state": "CompletingRebalance", "answer": None if got is None else got.error,
                 "reset": reset}

@@ -174,12 +174,12 @@ def removed_before_responses(before: Observation, step: Step, after: Observation
              source="seed 000 (协调者返回“加入组响应”给每个消费者后,都会立即完成本次“延迟的心跳”,并调度下一次); "
                     "SPEC.md §4.4 step 5")
 def join_response_reschedules(before: Observation, step: Step, after: Observation) -> Witness | None:
-    found = first_of(after.events, GenerationStarted)   # after.events: 4.1's are read from its state
+    found = first_of(step.events, GenerationStarted)
     if found is None:
         return None
     at, gen = found[0], found[1].generation_id
     deadlines: dict[str, int] = {}
-    for _, e in of_kind(after.events[at:], HeartbeatScheduled):
+    for _, e in of_kind(step.events[at:], HeartbeatScheduled):
         deadlines.setdefault(e.member_id, e.deadline_ms)
     for r in step.responses:
         if r.api != "JoinGroup" or r.error != "NONE" or r.generation_id != gen:
@@ -253,7 +253,7 @@ def generation_by_one(before: Observation, step: Step, after: Observation) -> Wi
     if g0 is None and step.action.kind == "LoadGroup":
         return None   # a reload starts from the stored generation
     base = g0.generation_id if g0 is not None else 0
-    bumps = [e.generation_id for _, e in of_kind(after.events, GenerationStarted)]
+    bumps = [e.generation_id for _, e in of_kind(step.events, GenerationStarted)]
     if g1.generation_id - base != len(bumps) or (bumps and bumps != list(range(base + 1, base + 1 + len(bumps)))):
         return {"generation_before": base, "generation_after": g1.generation_id, "generation_events": bumps}
     return None

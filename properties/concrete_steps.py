@@ -162,6 +162,11 @@ def removed_before_responses(before: Observation, step: Step, after: Observation
                 if r.api == "JoinGroup" and r.error == "NONE" and r.generation_id == gen}
     g = after.group
     kept = kept_static_members(before)   # 2.3+: static members that did not rejoin stay, unanswered (§4.4 1, 5)
+    # write-timeout / batched-log-writes (SPEC-4x.md R2, R5): a JoinGroup its write's end answered already stays on
+    # its member, and the join's completion of that future is a no-op (properties/concrete_requests.py
+    # timed_out_on_member)
+    if fact("write-timeout", before.profile):
+        kept |= {p.member_id for p in before.parked if p.api == "JoinGroup" and p.done}
     unanswered = sorted(g.member_ids - answered - kept) if g is not None and g.generation_id == gen else []
     if late or unanswered:
         return {"generation": gen, "removed_after_generation": late, "members_without_join_response": unanswered}

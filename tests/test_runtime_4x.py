@@ -20,7 +20,7 @@ SCOPES = {
     "churn": Scope(commits=True, advance_ms=(1000, 3000)),
 }
 CLIENTS = (3, ("java", "java", "adversarial"))
-#: the runtime's mutants its rules catch (the one the state refinement catches: tests/test_refinement_4x.py)
+#: the runtime's mutants its rules catch (not the one the state refinement catches, tests/test_refinement_4x.py,
 #: and the catalog catches, tests/test_catalog_4_1.py)
 RUNTIME_MUTANTS = [m for m in all_mutants() if m.cls.__module__ == "impl.mutants.runtime_bugs"
                    and set(m.catches) <= {r.name for r in RULES}]

@@ -428,24 +428,27 @@ RUNTIME_FAULTS_SCOPE, RUNTIME_FAULTS_MEMBERS, RUNTIME_FAULTS_LESS = "faults", 2,
 
 
 #: what the gate runs on a release the model has a profile for but the catalog does not judge yet (4.1), in one line
-RUNTIME_PHASES = ("walks checked by the runtime rules and the state refinement against its model profile, two "
-                  "explorations checked by the runtime rules, then the Z3 proofs of that profile; no scenarios, "
-                  "machines, directed or static sweep, coverage: they judge through the catalog and the labelled "
-                  "refinement, which read the Scala coordinator")
+RUNTIME_PHASES = ("walks checked by the concrete catalog (through the Java runtime's observation adapter, "
+                  "properties/observation_4x.py), the runtime rules and the state refinement against its model "
+                  "profile, two explorations checked by the runtime rules, then the Z3 proofs of that profile; no "
+                  "scenarios, machines, directed or static sweep, coverage: they judge through the labelled "
+                  "refinement, which reads the Scala coordinator")
 
 
 def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progress: Callable[[str], None],
                   budget_s: float, prove: Callable[[str], PhaseResult] | None = None) -> GateResult:
-    """A release the catalog does not judge yet (4.1, README "Kafka 4.x"): the seeded walks, every step checked by
-    the runtime's rules (properties/runtime_4x.py) and the state refinement, two breadth-first explorations checked by
-    the runtime's rules, and — the model having its profile (model/releases.py ``modelled``) — the Z3 proofs of that
-    profile; ``RUNTIME_PHASES`` says what it leaves out and why."""
+    """A release the labelled refinement does not judge yet (4.1, README "Kafka 4.x"): the seeded walks, every step
+    checked by the concrete catalog (properties/observation_4x.py reads the runtime), the runtime's rules
+    (properties/runtime_4x.py) and the state refinement, two breadth-first explorations checked by the runtime's
+    rules, and — the model having its profile (model/releases.py ``modelled``) — the Z3 proofs of that profile;
+    ``RUNTIME_PHASES`` says what it leaves out and why."""
     start = time.perf_counter()
     # a third of a judged profile's walk seeds: these walks are this profile's whole gate (at the default budget
     # shared by the profiles: 75 walks of 400 steps, 30,000 checked steps)
     plan = replace(plan, walk_seeds=max(2, plan.walk_seeds // RUNTIME_WALK_SHARE))
     judged = (REFINES,) if release(profile).modelled else ()   # the state refinement (harness/refinement_4x.py)
-    result = GateResult(profile, mutant, seed, properties=tuple(r.name for r in rules_for(profile)) + judged)
+    catalog = tuple(p.name for p in for_profile(profile, level="concrete") if p.kind != "sometimes")
+    result = GateResult(profile, mutant, seed, properties=catalog + tuple(r.name for r in rules_for(profile)) + judged)
     progress("walks")
     phase, found = walk_phase(profile, mutant, plan, seed)
     phase.seconds = time.perf_counter() - start

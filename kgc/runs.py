@@ -14,7 +14,7 @@ from harness.world import World
 from properties.check import Checker
 from properties.checker_side import OBSERVES, RAISES, REFINES, unobservable, verify_step
 from properties.findings import undocumented
-from properties.runtime_4x import RuntimeRule, checked_step, rules_for
+from properties.runtime_4x import RuntimeRule, before as runtime_before, rules_for
 from model.releases import release
 
 __all__ = ["Allowance", "CheckedRun", "Found", "OBSERVES", "RAISES", "REFINES", "actions_of", "replay_checked",
@@ -58,18 +58,20 @@ class CheckedRun:
 
     def __init__(self, world: World, refine: bool = True) -> None:
         self.world = world
-        #: a release the catalog and the model do not judge yet (4.1) is checked by its runtime rules alone
-        #: (properties/runtime_4x.py); None: the catalog and the refinement judge it
+        #: a release the labelled refinement does not judge yet (4.1) is checked by its runtime rules
+        #: (properties/runtime_4x.py) beside the catalog; None: the catalog and the labelled refinement judge it
         self.rules: tuple[RuntimeRule, ...] | None = None
-        #: a release the model has a profile for but the catalog does not judge yet (4.1): every step's abstract
-        #: states are judged against the model (harness/refinement_4x.py) beside the runtime rules
+        #: a release the model has a profile for but the labelled refinement does not judge yet (4.1): every step's
+        #: abstract states are judged against the model (harness/refinement_4x.py) beside the rules and the catalog
         self.states: StateRefinement4x | None = None
         if not release(world.profile.name).runnable:
             self.rules = rules_for(world.profile.name)
-            self.violations: list[Violation] = []
             self.refinement: RefinementChecker | None = None
             self.raising: Action | None = None
-            self.unobservable = False
+            # the catalog judges every step (properties/observation_4x.py reads the Java runtime for it)
+            self.checker = Checker(world)
+            self.violations: list[Violation] = [v for v in self.checker.violations if v.property == OBSERVES]
+            self.unobservable = bool(self.violations)
             if refine and release(world.profile.name).modelled:
                 self.states = StateRefinement4x(world)
             return
@@ -106,18 +108,24 @@ class CheckedRun:
         return found
 
     def _step_by_rules(self, action: Action) -> list[Violation]:
+        """A step of a release its runtime rules judge (4.1): the rules, the catalog and the state refinement."""
         assert self.rules is not None
+        world = self.world
         taken = self.states.before_step(action) if self.states is not None else None
+        seen = runtime_before(world, action)
         try:
-            found = [Violation(v.rule, v.step, v.reason) for v in checked_step(self.world, action, self.rules)]
+            found = undocumented(world.profile.name, world.steps, self.checker.step(action))
         except Exception as exc:   # noqa: BLE001 — a coordinator that throws inside a step is a finding
             self.raising = action
-            found = [Violation(RAISES, len(self.world.steps), f"{action} raised {type(exc).__name__}: {exc}")]
-        if self.states is not None and taken is not None and self.raising is None:
-            step = len(self.world.steps) - 1
-            why = refinement_reason(self.states.after_step(action, taken), action, step, self.world.profile.name)
-            if why is not None:
-                found.append(Violation(REFINES, step, why))
+            found = [Violation(RAISES, len(world.steps), f"{action} raised {type(exc).__name__}: {exc}")]
+        if self.raising is None:
+            step = len(world.steps) - 1
+            found += [Violation(r.name, step, why) for r in self.rules if (why := r.check(world, seen, action))]
+            if self.states is not None and taken is not None:
+                why = refinement_reason(self.states.after_step(action, taken), action, step, world.profile.name)
+                if why is not None:
+                    found.append(Violation(REFINES, step, why))
+        self.unobservable |= any(v.property == OBSERVES for v in found)
         self.violations.extend(found)
         return found
 

@@ -33,6 +33,9 @@ from model.releases import MODELLED, RUNNABLE, Predicate, everywhere, profiles_w
 KINDS = ("always", "always_step", "eventually_within", "sometimes")
 LEVELS = ("concrete", "abstract")
 PROFILES = RUNNABLE     # the runnable releases of model/releases.py
+#: concrete properties judge every release the World drives and the model has a profile for: the runnable ones and
+#: 4.1, whose Java runtime properties/observation_4x.py reads for them
+CONCRETE_PROFILES = MODELLED
 #: abstract properties judge the model, which has a profile for more releases than the catalog judges concretely
 #: (model/releases.py MODELLED: 4.1's graph and proofs, before its runtime is judged): their release predicates
 #: are read over these
@@ -134,7 +137,7 @@ AppliesTo = Predicate | tuple[str, ...]
 
 
 def _known(level: str | None) -> tuple[str, ...]:
-    return ABSTRACT_PROFILES if level == "abstract" else PROFILES
+    return ABSTRACT_PROFILES if level == "abstract" else CONCRETE_PROFILES if level == "concrete" else PROFILES
 
 
 def _profiles(applies_to: AppliesTo, level: str) -> tuple[str, ...]:

@@ -15,6 +15,7 @@ is the coordinator's and propagates: the caller reports ``coordinator-raises-no-
 """
 from __future__ import annotations
 
+import dataclasses
 import random
 from typing import Mapping, Sequence
 
@@ -83,6 +84,11 @@ class Checker:
         self.seen: dict[str, int] = {}                  # witness name -> index of the first step that reached it
         self.violations: list[Violation] = []
         self.obs: Observation | None = None             # None once a state could not be observed
+        #: the read-out before the last step: a ``Choose`` runs that step again with other picks from the state it
+        #: started in (harness/world.py ``_step_with_choices``, the 4.1 runtime's choice points), so it is judged
+        #: against that state, not the one the first run reached
+        self.prior: Observation | None = None
+        self.prior_action: Action | None = None          # the action of the step a Choose runs again
         try:
             self.obs = observe(world)
         except Exception as exc:   # noqa: BLE001 — see the module doc
@@ -97,12 +103,25 @@ class Checker:
 
     def step(self, action: Action) -> list[Violation]:
         before, world = self.obs, self.world
+        again = action.kind == "Choose" and self.prior is not None and before is not None
+        if again:
+            before = self.prior
+        else:
+            self.prior, self.prior_action = before, action
         world.step(action)   # an exception here is the coordinator's: it propagates (see the module doc)
         if before is None:
             return []
         step = world.steps[-1]
         try:
             after = observe_after(before, world, step)
+            if after.events is not step.events:
+                # the Java runtime logs no step events: the adapter read the ones its state shows
+                # (properties/observation_4x.py ``_events``), which the properties read from the step
+                step = dataclasses.replace(step, events=after.events)
+            if again and self.prior_action is not None:
+                # judged as the step it runs again (what it delivered or fired), with this run's outcome
+                step = dataclasses.replace(step, action=self.prior_action)
+                after = dataclasses.replace(after, action=self.prior_action)
         except Exception as exc:   # noqa: BLE001 — see the module doc
             self.obs = None
             found = [unobservable("observing", exc, step.index)]

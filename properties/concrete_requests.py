@@ -8,7 +8,7 @@ from core.trace import Step
 from core.types import NO_GENERATION, GroupState
 from harness.excuses import excused
 from model.profiles import heartbeat_answers, heartbeat_resets
-from model.releases import RUNNABLE, fact
+from model.releases import MODELLED, fact
 from properties.catalog import Witness, always_step
 from properties.concrete_state import orphan_static_completion, orphan_static_join, stranded_leader_join
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
@@ -28,7 +28,7 @@ def heartbeat_table_of(profile: str) -> dict[GroupState, tuple[str, bool]]:
             if GroupState(state) in (PR, CR, S)}
 
 
-HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {p: heartbeat_table_of(p) for p in RUNNABLE}
+HEARTBEAT_TABLE: dict[str, dict[GroupState, tuple[str, bool]]] = {p: heartbeat_table_of(p) for p in MODELLED}
 
 
 def delivered(before: Observation, step: Step) -> RequestObs | None:
@@ -58,17 +58,35 @@ def answer(step: Step, key: tuple[int, int]) -> Response | None:
                     "(a coordinator bug that answers twice must be observable)")
 def at_most_once(before: Observation, step: Step, after: Observation) -> Witness | None:
     keys = [r.key for r in step.responses]
-    allowed = set(before.parked_keys)
+    allowed = set(before.parked_keys) | set(before.in_write)   # in_write: the end of its write answers it (4.x)
     key = delivered_key(step.action)
     if key is not None:
         allowed.add(key)
     twice = sorted({k for k in keys if keys.count(k) > 1})
     stray = sorted(k for k in set(keys) if k not in allowed and not reverted_join(before, step, k))
-    still = sorted(k for k in set(keys) if k in after.parked_keys)
+    still = sorted(k for k in set(keys) if k in after.parked_keys and not timed_out_on_member(after, step, k))
     if twice or stray or still:
         return {"answered_twice_in_step": twice, "answered_but_not_delivered_or_parked": stray,
                 "answered_and_still_parked": still}
     return None
+
+
+def timed_out_on_member(after: Observation, step: Step, key: tuple[int, int]) -> bool:
+    """A parked JoinGroup/SyncGroup answered by the end of its own write event, the future left on its member (Kafka
+    completes the member's future; the join or sync phase's later completion is a no-op). Release facts:
+    ``write-timeout`` (SPEC-4x.md R2; CoordinatorRuntime.java@4.1.1:1146-1166, 1412-1419: a write event outliving
+    offsets.commit.timeout.ms fails, REQUEST_TIMED_OUT mapped to COORDINATOR_NOT_AVAILABLE by
+    GroupCoordinatorService.java@4.1.1:880-891) and ``batched-log-writes`` (R5; CoordinatorRuntime.java@4.1.1:848-854:
+    a failed flush fails every event of its batch). Exactly that: a timer step or a failed flush answering ``key``
+    with an error, the future still on its member, completed once."""
+    kind = step.action.kind
+    by_write = ((kind == "FireTimer" and fact("write-timeout", after.profile))
+                or (kind == "FlushBatch" and step.action.arg != "NONE" and fact("batched-log-writes", after.profile)))
+    if not by_write:
+        return False
+    got = answer(step, key)
+    parked = next((p for p in after.parked if p.key == key), None)
+    return got is not None and got.error != "NONE" and parked is not None and parked.done and parked.completions == 1
 
 
 def reverted_join(before: Observation, step: Step, key: tuple[int, int] | None = None, holder: str = "") -> bool:
@@ -107,6 +125,8 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
     for p in before.parked:
         if p.key in after.parked_keys or p.key in answered or newer.get(p.member_id) == p.api:
             continue
+        if p.done and fact("write-timeout", after.profile):
+            continue   # answered already by its write's end (timed_out_on_member); the member let go of it
         if p.api == "JoinGroup" and reverted_join(before, step, holder=p.member_id):
             continue
         if stranded_leader_join(before, p) and all(g.incarnation != p.incarnation for g in after.groups):
@@ -115,6 +135,9 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
             continue   # SPEC.md §3.4: left unanswered until the client times out
         return {"request": p.key, "api": p.api, "holder": p.member_id, "answered": False, "still_parked": False,
                 "overwritten": False, "holder_left": p.member_id in leavers, "action": str(step.action)}
+    for key in before.held:   # R3: a held answer goes out when its write ends, never silently
+        if key not in answered and key not in after.held and key not in after.parked_keys:
+            return {"request": key, "held": True, "answered": False, "still_held": False, "action": str(step.action)}
     return None
 
 
@@ -126,6 +149,8 @@ def answered_or_parked(before: Observation, step: Step, after: Observation) -> W
     req = delivered(before, step)
     if req is None or answer(step, req.key) is not None:
         return None
+    if req.key in after.held:
+        return None   # answers-wait-for-commit (SPEC-4x.md R3): its answer waits for its write's commit
     parked = next((p for p in after.parked if p.key == req.key), None)
     ok = (parked is not None and parked.api == req.api and req.api in ("JoinGroup", "SyncGroup")
           and (req.member_id in ("", parked.member_id)))
@@ -166,6 +191,11 @@ def heartbeat_table(before: Observation, step: Step, after: Observation) -> Witn
         return None
     got = answer(step, req.key)
     reset = any(e.member_id == req.member_id for _, e in of_kind(step.events, HeartbeatScheduled))
+    if got is None and req.key in after.held:   # answers-wait-for-commit (R3): the error comes with the commit
+        if reset != expected[1]:
+            return {"member": req.member_id, "state": state.value, "answer": "held", "reset": reset,
+                    "expected": expected}
+        return None
     if got is None or (got.error, reset) != expected:
         return {"member": req.member_id, "state": state.value, "answer": None if got is None else got.error,
                 "reset": reset, "expected": expected}

@@ -122,7 +122,8 @@ def stable_has_members(obs: Observation) -> Witness | None:
         if not fact("empty-state", obs.profile) and g.state is S and g.generation_id == 0 and not g.members:
             continue   # E0: a fresh group is Stable before anyone joined
         common = sorted(n for n, c in g.supported_protocols if c == len(g.members))
-        if g.members and g.protocol_name not in common and static_restart_without_the_protocol(obs, g):
+        if g.members and g.protocol_name not in common and (static_restart_without_the_protocol(obs, g)
+                                                             or static_revert_without_the_protocol(obs, g)):
             continue
         if not g.members or g.protocol_name not in common:
             return {"group": g.incarnation, "state": g.state.value, "generation": g.generation_id,
@@ -142,6 +143,23 @@ def static_restart_without_the_protocol(obs: Observation, g: GroupObs) -> bool:
     protocol is static."""
     if not excused(STATIC_RESTART_PROTOCOL) or not fact("static-membership", obs.profile) \
             or fact("static-rejoin-persisted-in-stable", obs.profile):
+        return False
+    lacking = [m for m in g.members if g.protocol_name not in m.protocols]
+    return bool(lacking) and all(m.group_instance_id is not None for m in lacking)
+
+
+#: the documented finding (properties/findings.py) of a failed static id store reverted after a rebalance (4.x)
+STATIC_REVERT_PROTOCOL = "failed-static-store-reverts-protocols-after-a-rebalance"
+
+
+def static_revert_without_the_protocol(obs: Observation, g: GroupObs) -> bool:
+    """The finding failed-static-store-reverts-protocols-after-a-rebalance: in 4.x the write persisting a static
+    member's new id waits in the batch while later events run (release fact batched-log-writes, SPEC-4x.md R5); when
+    the batch fails, the append callback puts the old member and its old protocols back whatever happened since
+    (GroupMetadataManager.java@4.1.1:7218-7228) — a rebalance in between may have chosen a protocol only the new
+    protocols supported. Exactly that shape (as static_restart_without_the_protocol): every member lacking the group's
+    protocol is static."""
+    if not excused(STATIC_REVERT_PROTOCOL) or not fact("batched-log-writes", obs.profile):
         return False
     lacking = [m for m in g.members if g.protocol_name not in m.protocols]
     return bool(lacking) and all(m.group_instance_id is not None for m in lacking)
@@ -295,7 +313,9 @@ def pr_has_delayed_join(obs: Observation) -> Witness | None:
         claim="A group never rests in PreparingRebalance with every member rejoined (and, on 3.9, no pending member) "
               "under a plain DelayedJoin: the request or removal that completed the set also completed the join.",
         source="SPEC.md §3.1 J6 and §3.4 (checkAndComplete after a join, leave or expiry), §4.4 tryComplete; "
-               "seed 004 (只要有触发它的外部事件,就应该调用 checkAndComplete() 尽快完成延迟的操作)")
+               "seed 004 (只要有触发它的外部事件,就应该调用 checkAndComplete() 尽快完成延迟的操作)",
+        # 4.x: a GROUP_MAX_SIZE_REACHED refusal skips the check (finding max-size-refusal-leaves-the-join-waiting, R10)
+        applies_to=unless("max-size-refusal-skips-join-check"))
 def join_completes_once_all_rejoined(obs: Observation) -> Witness | None:
     g = live_group(obs)
     if g is None or g.state is not PR or g.pending_members:
@@ -338,8 +358,10 @@ def parked_on_member(obs: Observation) -> Witness | None:
         claim="A response future still parked on a member has not been completed.",
         source="SPEC.md §4.1 (onComplete runs exactly once); impl ResponseFuture.completions")
 def parked_unanswered(obs: Observation) -> Witness | None:
+    # write-timeout (SPEC-4x.md R2): a write timeout answers a parked future once and leaves it on its member
+    once = 1 if fact("write-timeout", obs.profile) else 0
     for p in obs.parked:
-        if p.done or p.completions:
+        if p.completions > once or (p.done and not once):
             return {"request": p.key, "api": p.api, "holder": p.member_id, "completions": p.completions}
     return None
 

@@ -8,7 +8,7 @@ from core.events import (GenerationStarted, HeartbeatCompletedAtBirth, Heartbeat
 from core.trace import Step
 from core.types import GroupState
 from model.profiles import valid_previous_states
-from model.releases import RUNNABLE, any_of, fact, unless, when
+from model.releases import MODELLED, any_of, fact, unless, when
 from properties.catalog import Witness, always_step
 from properties.concrete_state import orphan_static_completion
 from properties.observation import GroupObs, Observation, delivered_request
@@ -26,7 +26,7 @@ def spec_edges_of(profile: str) -> frozenset[tuple[GroupState, GroupState]]:
 
 
 #: the allowed (from, to) edges per runnable profile
-SPEC_EDGES: dict[str, frozenset[tuple[GroupState, GroupState]]] = {p: spec_edges_of(p) for p in RUNNABLE}
+SPEC_EDGES: dict[str, frozenset[tuple[GroupState, GroupState]]] = {p: spec_edges_of(p) for p in MODELLED}
 _STATES = {s.value: s for s in GroupState}
 
 
@@ -162,6 +162,11 @@ def removed_before_responses(before: Observation, step: Step, after: Observation
                 if r.api == "JoinGroup" and r.error == "NONE" and r.generation_id == gen}
     g = after.group
     kept = kept_static_members(before)   # 2.3+: static members that did not rejoin stay, unanswered (§4.4 1, 5)
+    # write-timeout / batched-log-writes (SPEC-4x.md R2, R5): a JoinGroup its write's end answered already stays on
+    # its member, and the join's completion of that future is a no-op (properties/concrete_requests.py
+    # timed_out_on_member)
+    if fact("write-timeout", before.profile):
+        kept |= {p.member_id for p in before.parked if p.api == "JoinGroup" and p.done}
     unanswered = sorted(g.member_ids - answered - kept) if g is not None and g.generation_id == gen else []
     if late or unanswered:
         return {"generation": gen, "removed_after_generation": late, "members_without_join_response": unanswered}

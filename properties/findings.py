@@ -121,13 +121,13 @@ FINDINGS: tuple[Finding, ...] = (
         "SyncGroup arrives after the leader's and that sends nothing else is expired a session after the join "
         "completed, not after its sync (SPEC-4x.md R9, found by reading; no ticket). The world's own Java consumers "
         "reach it: a follower's SyncGroup delivered after the leader's. A runtime rule of 4.1 "
-        "(properties/runtime_4x.py), checked where the runtime is, not a catalog property: the catalog does not "
-        "judge 4.1 yet.",
+        "(properties/runtime_4x.py), checked where the runtime is; no catalog property states the 3.x rule (the "
+        "catalog judges 4.1's walks, properties/observation_4x.py, but does not see R9).",
         "test_4_1_sync_in_stable_keeps_the_session_timer"),
     Finding(
         "max-size-refusal-leaves-the-join-waiting",
         profiles_where(when("max-size-refusal-skips-join-check"), among=KNOWN),
-        ("max-size-refusal-completes-the-join",),
+        ("max-size-refusal-completes-the-join", "delayed-join-completes-once-all-rejoined"),
         "Kafka 4.x refuses a JoinGroup at group.max.size by removing the member and answering "
         "GROUP_MAX_SIZE_REACHED "
         "without checking whether the join phase can complete (GroupMetadataManager.java@4.1.1:6134-6139, 4.0.0:"
@@ -138,6 +138,20 @@ FINDINGS: tuple[Finding, ...] = (
         "(SPEC-4x.md R10, found by reading; bench/results/spec-4x-check-2026-11-27.md widened it to pending members). "
         "The world's Java consumers reach it with group.max.size 2 (kgc/gate.py MAX_SIZE_WALKS).",
         "test_4_1_max_size_refusal_leaves_the_join_waiting"),
+    Finding(
+        "failed-static-store-reverts-protocols-after-a-rebalance",
+        profiles_where(when("batched-log-writes"), among=KNOWN),
+        ("stable-or-completing-group-has-members-and-a-common-protocol",),
+        "A static member restarting in Stable with another assignor list that leaves the selected protocol as it is "
+        "gets its new member id stored by a write; the write's append callback, if the batch fails, puts the old "
+        "member id back with the old protocols, unconditionally (GroupMetadataManager.java@4.1.1:7218-7228). In 4.x "
+        "that write waits in the open batch while later events run (CoordinatorRuntime.java@4.1.1:948-1086, 848-854; "
+        "SPEC-4x.md R5): a LeaveGroup of the other members completes a rebalance that selects a protocol only the new "
+        "list has, then the batch fails — the group is CompletingRebalance (or later Stable) with a protocol its "
+        "member does not support (SPEC.md §1.5 I7), until the next rebalance. Found by the catalog on 4.1 (the gate's "
+        "static-partition walk, a failed FlushBatch). The catalog excuses exactly a group whose members lacking its "
+        "protocol are all static.",
+        "test_4_1_failed_static_store_reverts_protocols_after_a_rebalance"),
     Finding(
         "reverted-group-join-timer-fires-on-its-successor",
         profiles_where(when("keyed-timers"), among=KNOWN),

@@ -18,6 +18,7 @@ from core.trace import Step
 from core.types import GroupState
 from harness.external import WireRequest
 from harness.world import World
+from model.releases import fact
 
 RequestKey = tuple[int, int]   # (client index, correlation id), as on the network
 
@@ -158,6 +159,14 @@ class Observation:
     responses: tuple[Response, ...] = ()    # responses of that step
     transitions: tuple[tuple[str, str, str], ...] = ()   # (group, from, to) of that step
     transition_count: int = 0               # length of the coordinator's transitions log
+    #: requests whose answer waits behind uncommitted writes (release fact answers-wait-for-commit, SPEC-4x.md R3;
+    #: properties/observation_4x.py); always empty on the Scala coordinator, which answers under the group lock
+    held: tuple[RequestKey, ...] = ()
+    #: requests whose write event has not ended (``held`` ones and JoinGroup/SyncGroup ones): the write's end may answer
+    #: them (batched-log-writes, write-timeout; properties/observation_4x.py); empty on the Scala coordinator
+    in_write: tuple[RequestKey, ...] = ()
+    #: the Java runtime's (group incarnation, transitions so far), whence the next step's ``transitions``
+    move_counts: tuple[tuple[int, int], ...] = ()
 
     def group_by_incarnation(self, incarnation: int) -> GroupObs | None:
         for g in self.groups:
@@ -252,6 +261,8 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
     ``transitions_from`` is the length of the coordinator's transitions log before that step."""
     if not world.record:
         raise ValueError("observe() needs a World created with record=True (events are only kept when recording).")
+    if is_java_runtime(world.coord):
+        return observe_java(world, step, None, fact("answers-wait-for-commit", world.profile.name))
     coord = world.coord
     gid = world.group_id
     cached_group = coord.groups.get(gid)
@@ -288,6 +299,11 @@ def observe_again(seen: Observation, world: World) -> Observation:
     return replace(seen, inflight=_inflight(world))
 
 
+def inflight(world: World) -> tuple[RequestObs, ...]:
+    """The requests on the network, by key."""
+    return _inflight(world)
+
+
 def _inflight(world: World) -> tuple[RequestObs, ...]:
     return tuple(RequestObs(k, r.api, r.member_id, r.generation_id, r.session_timeout_ms, r.rebalance_timeout_ms,
                             r.group_instance_id, r.support_skipping_assignment)
@@ -322,7 +338,12 @@ def observe_after(before: Observation, world: World, step: Step) -> Observation:
     only the requests in flight and the step's own fields can differ from ``before``, so they are all that
     is read again; otherwise this is ``observe``."""
     if world.touched_coordinator:
+        if is_java_runtime(world.coord):
+            return observe_java(world, step, before, fact("answers-wait-for-commit", world.profile.name))
         return observe(world, step, before.transition_count)
     return replace(before, inflight=_inflight(world), step_index=step.index, action=step.action,
                    events=step.events, responses=step.responses, transitions=())
 
+
+
+from properties.observation_4x import is_java_runtime, observe_java   # noqa: E402 — it builds on the values above

@@ -167,7 +167,7 @@ def test_a_predicate_that_raises_is_a_violation_naming_it_and_the_others_still_r
 
 def test_the_property_is_catalogued_for_every_profile() -> None:
     prop = CATALOG[OBSERVES]
-    assert prop.applies_to == ("0.10.0", "2.4.1", "2.7.0", "3.9") and prop.kind == "always_step"
+    assert prop.applies_to == ("0.10.0", "2.4.1", "2.7.0", "3.9", "4.1") and prop.kind == "always_step"
     assert "issue 10" in prop.source
     assert unobservable("observing", KeyError("x"), 3).message.startswith(f"{OBSERVES}: Every state")
 

@@ -31,7 +31,7 @@ def test_every_record_is_complete(prop: cat.Property) -> None:
     assert prop.kind in KINDS and prop.level == "concrete"
     assert prop.claim.endswith(".") and "\n" not in prop.claim and len(prop.claim) > 30
     assert re.search(r"seed \d{3}|SPEC\.md §|DESIGN\.md §", prop.source), prop.source
-    assert prop.applies_to and set(prop.applies_to) <= {"0.10.0", "2.4.1", "2.7.0", "3.9"}
+    assert prop.applies_to and set(prop.applies_to) <= {"0.10.0", "2.4.1", "2.7.0", "3.9", "4.1"}
     assert callable(prop.check) and callable(prop.explain)
 
 
@@ -39,11 +39,11 @@ def test_names_are_unique_and_the_design_card_and_seed_rules_are_there() -> None
     names = list(CATALOG)
     assert len(names) == len(set(names))
     for name, kind in DESIGN_CARD.items():
-        assert CATALOG[name].kind == kind and CATALOG[name].applies_to == ("0.10.0", "2.4.1", "2.7.0", "3.9")
+        assert CATALOG[name].kind == kind and CATALOG[name].applies_to == ("0.10.0", "2.4.1", "2.7.0", "3.9", "4.1")
     assert all(name in CATALOG for name in SEED_RULES)
     # the two documented findings (deadline arithmetic ≤ 2.4; the 0.9 state table) keep the properties off
-    assert CATALOG["at-most-one-live-heartbeat-per-member"].applies_to == ("2.7.0", "3.9")
-    assert CATALOG["no-illegal-state-error"].applies_to == ("2.4.1", "2.7.0", "3.9")
+    assert CATALOG["at-most-one-live-heartbeat-per-member"].applies_to == ("2.7.0", "3.9", "4.1")
+    assert CATALOG["no-illegal-state-error"].applies_to == ("2.4.1", "2.7.0", "3.9", "4.1")
     assert "unless the member has a parked JoinGroup or SyncGroup" in CATALOG[
         "fresh-heartbeat-not-completed-by-its-own-watch"].claim
 

@@ -92,7 +92,11 @@ def test_the_timer_mutant_is_caught_by_the_state_refinement_only() -> None:
                 break
             found = run.step(enabled[rng.randrange(len(enabled))])
             if found:
-                assert [v.property for v in found] == [REFINES], found
+                # the state refinement; the catalog (properties/observation_4x.py) may see the same step too: a
+                # Heartbeat whose session timer is cancelled, not rescheduled, breaks SPEC.md §3.3's table
+                from properties.catalog import CATALOG
+                assert REFINES in [v.property for v in found], found
+                assert all(v.property == REFINES or v.property in CATALOG for v in found), found
                 # the runtime's own rules pass the same walk
                 again = World("4.1", scope, clients=clients, seed=seed, mutant=MUTANT)
                 assert checked_walk(again, len(run.world.steps), _picker(random.Random(seed))) == []

@@ -20,9 +20,10 @@ SCOPES = {
     "churn": Scope(commits=True, advance_ms=(1000, 3000)),
 }
 CLIENTS = (3, ("java", "java", "adversarial"))
-#: the runtime's mutants its rules catch (the one the state refinement catches: tests/test_refinement_4x.py)
+#: the runtime's mutants its rules catch (not the one the state refinement catches, tests/test_refinement_4x.py,
+#: and the catalog catches, tests/test_catalog_4_1.py)
 RUNTIME_MUTANTS = [m for m in all_mutants() if m.cls.__module__ == "impl.mutants.runtime_bugs"
-                   and m.catches != ("refines-the-abstract-model",)]
+                   and set(m.catches) <= {r.name for r in RULES}]
 
 
 def _pick(rng: random.Random):   # type: ignore[no-untyped-def]
@@ -97,11 +98,16 @@ def test_the_gate_on_4_1_is_its_rule_checked_walks_and_passes_on_the_reference(t
     assert result.coverage is None
     assert proved == ["4.1"] and result.phases[0].note.endswith(RUNTIME_PHASES)
     assert all(p.runs > 0 and p.steps > 0 for p in result.phases[:2])
-    # the runtime's rules and the state refinement against 4.1's model profile (harness/refinement_4x.py)
-    assert result.properties == tuple(r.name for r in RULES) + ("refines-the-abstract-model",)
+    # the catalog (properties/observation_4x.py), the runtime's rules and the state refinement against 4.1's model
+    # profile (harness/refinement_4x.py)
+    from properties.catalog import for_profile
+    catalog = [p.name for p in for_profile("4.1", level="concrete") if p.kind != "sometimes"]
+    assert "heartbeat-answer-follows-the-state-table" in catalog
+    assert result.properties == tuple(catalog) + tuple(r.name for r in RULES) + ("refines-the-abstract-model",)
     assert main(["check", "--profile", "4.1", "--budget", "15", "--out", str(tmp_path)]) == 0
     run = json.loads((tmp_path / "4.1" / "run.json").read_text())
-    assert run["passed"] and run["properties_checked"] == [r.name for r in RULES] + ["refines-the-abstract-model"]
+    assert run["passed"] and run["properties_checked"] == catalog + [r.name for r in RULES] + \
+        ["refines-the-abstract-model"]
     assert 'failures="0"' in (tmp_path / "4.1" / "junit.xml").read_text()
 
 

@@ -108,7 +108,8 @@ class ClassicGroup:
 
     __slots__ = ("group_id", "incarnation", "state", "previous_state", "protocol_type", "protocol_name",
                  "generation_id", "leader_id", "members", "static_members", "pending_join_members",
-                 "num_members_awaiting_join", "supported_protocols", "pending_sync_members", "new_member_added")
+                 "num_members_awaiting_join", "supported_protocols", "pending_sync_members", "new_member_added",
+                 "moves")
 
     def __init__(self, group_id: str, incarnation: int, state: GroupState = E, generation_id: int = 0,
                  protocol_type: str | None = None, protocol_name: str | None = None,
@@ -129,6 +130,9 @@ class ClassicGroup:
         self.supported_protocols: dict[str, int] = {}
         self.pending_sync_members: set[str] = set()
         self.new_member_added = False
+        #: (from, to) of every transition_to, oldest first: history for observers (the Scala coordinator's
+        #: transitions log), not state — snapshots leave it out
+        self.moves: list[tuple[GroupState, GroupState]] = []
 
     # -- state ------------------------------------------------------------------------------------
     def is_(self, state: GroupState) -> bool:
@@ -139,6 +143,7 @@ class ClassicGroup:
             raise IllegalStateError(f"Group {self.group_id} should be in one of "
                                     f"{sorted(s.value for s in VALID_PREVIOUS_STATES[target])} states before moving "
                                     f"to {target.value} state. Instead it is in {self.state.value} state.")
+        self.moves.append((self.state, target))
         self.previous_state, self.state = self.state, target
 
     def can_rebalance(self) -> bool:

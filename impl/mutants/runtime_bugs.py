@@ -1,7 +1,8 @@
 """Seeded bugs in Kafka 4.x's runtime seams (profile 4.1, impl/java_gc): a keyed timer not replaced, an answer
 released before the earlier writes commit, a write timeout answered with 3.9's store error — each caught by the
 runtime rule it names (properties/runtime_4x.py) on the 4.1 walks (tests/test_runtime_4x.py) — and a satisfied
-member's timer cancelled, caught only by the state refinement against 4.1's model (harness/refinement_4x.py)."""
+member's timer cancelled, caught only by the state refinement against 4.1's model (harness/refinement_4x.py), and a
+Heartbeat that keeps the session timer, caught only by the catalog on 4.1 (properties/observation_4x.py)."""
 from __future__ import annotations
 
 from core.types import Errors
@@ -68,3 +69,26 @@ class SatisfiedMemberTimerCancelled(JavaGroupCoordinator):
             self._cancel(group.group_id, heartbeat_key(group.group_id, member.member_id))
             return
         super().reschedule_heartbeat(group, member, timeout_ms)
+
+
+@mutant("heartbeat-keeps-the-session-timer", catches="heartbeat-answer-follows-the-state-table",
+        mistake="a Heartbeat from a current member is answered without rescheduling the member's session timer "
+                "(classicGroupHeartbeatToClassicGroup reschedules it, GroupMetadataManager.java@4.1.1:7615-7684), so "
+                "a member that only heartbeats is expired a session after its join; keyed timers and the model's "
+                "slots are unchanged, only the catalog's heartbeat table (SPEC.md §3.3) sees it",
+        profiles=RUNTIME_RELEASES)
+class HeartbeatKeepsSessionTimer(JavaGroupCoordinator):
+    _in_heartbeat = False
+
+    def classic_group_heartbeat(self, group_id: str, member_id: str, generation_id: int,
+                                group_instance_id: str | None) -> Result:
+        self._in_heartbeat = True
+        try:
+            return super().classic_group_heartbeat(group_id, member_id, generation_id, group_instance_id)
+        finally:
+            self._in_heartbeat = False
+
+    def reschedule_heartbeat(self, group: ClassicGroup, member: ClassicGroupMember,
+                             timeout_ms: int | None = None) -> None:
+        if not self._in_heartbeat:
+            super().reschedule_heartbeat(group, member, timeout_ms)

@@ -4,9 +4,9 @@ Real consumers form groups against it; every group request and every timer firin
 (the catalog and refinement, kgc.runs.CheckedRun). A violation is printed the moment it happens; when
 the server stops (Ctrl-C, SIGTERM or --duration) the session's trace is written (--trace) and, for a
 violation, the counterexample — shrunk by replay, since a served trace replays — with every report
-`kgc check` writes. A profile the model cannot judge yet (model/releases.py RUNNABLE) is served unchecked,
-and one the harness does not drive yet (4.1 until issue 25 phase B) also unrecorded; serve says so in one
-line. Exit 0 clean, 1 a violation, 2 bad usage.
+`kgc check` writes. A release only modelled so far (4.1) is checked by the catalog, its runtime rules and the
+state refinement, not by the labelled refinement; serve says so in one line. Exit 0 clean, 1 a violation, 2 bad
+usage.
 """
 from __future__ import annotations
 
@@ -27,6 +27,7 @@ from kgc.outputs import writable_dir, writable_file
 from kgc.reporting import violation_report, write_reports
 from kgc.runs import CheckedRun, Found, shrink
 from model.releases import RUNNABLE
+from properties.catalog import CONCRETE_PROFILES
 from wire.server import KafkaServer
 from wire.session import LiveSession
 
@@ -82,8 +83,9 @@ def known_profile(name: str) -> str:
 
 
 def judged(profile: str) -> bool:
-    """Whether the model, the catalog and the labelled refinement judge ``profile`` (a runnable release)."""
-    return profile in RUNNABLE
+    """Whether kgc.runs.CheckedRun judges ``profile``: the catalog with the labelled refinement (a runnable release),
+    or — a release only modelled so far (4.1) — the catalog, the runtime's rules and the state refinement."""
+    return profile in CONCRETE_PROFILES
 
 
 def unchecked_reason(profile: str, session: LiveSession) -> str | None:
@@ -145,6 +147,10 @@ async def _serve(session: LiveSession, topics: dict[str, int], args: argparse.Na
                   "Ctrl-C stops.", highlight=False)
     if reason is not None:
         console.print(f"kgc serve: profile {args.profile} runs unchecked: {reason}.", highlight=False)
+    elif args.profile not in RUNNABLE:
+        console.print(f"kgc serve: profile {args.profile} is checked by the catalog, its runtime rules and the state "
+                      "refinement; the labelled refinement does not judge it yet (README \"Kafka 4.x\").",
+                      highlight=False)
     sys.stdout.flush()
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()

@@ -4,9 +4,9 @@ them, on the wire for real clients.
 The advertised versions are a 4.1.1 broker's with its default settings, written here from the request JSON schemas
 at tag 4.1.1 (never read back from impl's table); the 4.x answers that depend on the request's version (R15, R16)
 are asserted on the wire beside 3.9's; kafka-python and confluent-kafka (librdkafka) consumers join, get
-assignments, commit and leave; a static consumer restarts. Until the harness drives 4.1 (issue 25 phase B) the
-session is unchecked, and serve says so in one line. Servers bind 127.0.0.1 and are stopped here; consumer
-processes are waited for or killed by their own pid.
+assignments, commit and leave; a static consumer restarts. A session is a recorded World checked by the catalog,
+the runtime's rules and the state refinement (not the labelled refinement), and serve says so in one line; its trace
+replays. Servers bind 127.0.0.1 and are stopped here; consumer processes are waited for or killed by their own pid.
 """
 from __future__ import annotations
 
@@ -162,7 +162,7 @@ def test_timers_fire_on_serves_clock_on_4_1() -> None:
     s.advance_to(1300 + 6000)
     view = s.describe("g")
     assert (view.state, view.members) == (GroupState.EMPTY, {})
-    assert not s.recorded and s.steps("g") > 4
+    assert s.recorded and s.steps("g") > 4
 
 
 # --- the command -------------------------------------------------------------------------------------------------
@@ -186,16 +186,18 @@ def _finish(procs: list[subprocess.Popen[bytes]]) -> list[str]:
     return out
 
 
-def test_kgc_serve_profile_4_1_serves_a_real_consumer_and_says_it_is_unchecked() -> None:
+def test_kgc_serve_profile_4_1_checks_a_real_consumer_live_and_its_trace_replays(tmp_path: Path) -> None:
+    trace = tmp_path / "t.json"
     proc = subprocess.Popen([sys.executable, "-m", "kgc", "serve", "--profile", "4.1", "--port", "0",
-                             "--topics", f"{TOPIC}:2", "--duration", "60"],
+                             "--topics", f"{TOPIC}:2", "--duration", "60", "--trace", str(trace)],
                             cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         assert proc.stdout is not None
         first, second = proc.stdout.readline(), proc.stdout.readline()
         port = int(re.search(r"127\.0\.0\.1:(\d+)", first).group(1))   # type: ignore[union-attr]
-        assert "profile 4.1" in first and "unchecked" in first
-        assert second.startswith("kgc serve: profile 4.1 runs unchecked: ") and "issue 25 phase B" in second
+        assert "profile 4.1" in first and "every step is checked" in first
+        assert second.startswith("kgc serve: profile 4.1 is checked by the catalog, its runtime rules and the state "
+                                 "refinement; the labelled refinement does not judge it yet")
         [out] = _finish([_consumer(port, "kafka-python", 4.5)])     # the initial delay is Kafka's 3 s here
         proc.send_signal(signal.SIGTERM)
         rest, _ = proc.communicate(timeout=60)
@@ -205,11 +207,17 @@ def test_kgc_serve_profile_4_1_serves_a_real_consumer_and_says_it_is_unchecked()
             proc.wait()
     assert proc.returncode == 0, rest
     assert "assigned orders-0,orders-1" in out and "committed orders-0,orders-1" in out, out
-    assert "steps, unchecked, in 1 group(s); no violation" in rest and "Traceback" not in rest
+    assert "checked steps in 1 group(s); no violation" in rest and "Traceback" not in rest
+    written = [p for p in tmp_path.iterdir() if p.suffix == ".json"]
+    assert written, rest
+    for path in written:    # a served 4.1 session replays step for step, commits at their versions included
+        done = subprocess.run([sys.executable, "-m", "kgc", "replay", str(path)], cwd=REPO, capture_output=True,
+                              text=True, timeout=120)
+        assert done.returncode == 0 and "re-executed identically" in done.stdout, (done.stdout, done.stderr)
+        assert "api_version" in path.read_text()   # its OffsetCommits carry the version they were sent at
 
 
 @pytest.mark.parametrize("args, words", [
-    (["--trace", "t.json"], "--trace: sessions of profile 4.1 are not recorded"),
     (["--mutant", "generation-not-bumped"], "applies to profile"),
 ])
 def test_kgc_serve_profile_4_1_refuses_what_it_cannot_do_in_one_sentence(args: list[str], words: str) -> None:
@@ -258,3 +266,32 @@ def test_a_static_consumer_restarts_without_a_rebalance_on_4_1(served: ServerThr
     assert set(by_instance) == set(now) == {"s-0", "s-1"}
     assert now["s-0"] == by_instance["s-0"] and now["s-1"] != by_instance["s-1"]
     assert after.generation_id == before.generation_id and after.state is GroupState.STABLE
+
+
+def test_a_served_4_1_mutant_is_caught_live_by_the_catalog() -> None:
+    """The session checks every served step on 4.1: a Heartbeat that does not reschedule the member's session timer
+    (mutant heartbeat-keeps-the-session-timer, which only the catalog kills) is reported at that heartbeat, and the
+    reference passes the same requests."""
+    from kgc.runs import CheckedRun
+
+    def serve(mutant: str | None) -> list[str]:
+        seen: list[str] = []
+        s = LiveSession("4.1", mutant=mutant, coordinator=FAST, checked=CheckedRun,
+                        on_violation=lambda v: seen.append(v.property))
+        conn = s.open("solo")
+        s.advance_to(1000)
+        s.submit(conn, "JoinGroup", api_version=3, group_id="g", member_id="", session_timeout_ms=6000,
+                 rebalance_timeout_ms=6000, protocol_type="consumer", protocols=[("range", b"m")],
+                 group_instance_id=None, require_known_member_id=False)
+        s.advance_to(1300)
+        [joined] = s.answers()
+        s.submit(conn, "SyncGroup", api_version=3, group_id="g", member_id=joined.result.member_id, generation_id=1,
+                 group_instance_id=None, assignments={joined.result.member_id: b"p"})
+        s.advance_to(2000)
+        s.submit(conn, "Heartbeat", api_version=3, group_id="g", member_id=joined.result.member_id,
+                 generation_id=1, group_instance_id=None)
+        s.advance_to(2100)
+        return seen
+
+    assert serve(None) == []
+    assert "heartbeat-answer-follows-the-state-table" in serve("heartbeat-keeps-the-session-timer")

@@ -17,17 +17,17 @@ from core.actions import Action
 from harness.external import WireRequest
 from harness.scope import Scope
 from harness.world import World
-from properties.catalog import PROFILES as RUNNABLE   # the releases the model judges (model/releases.py)
+from properties.catalog import CONCRETE_PROFILES   # the releases the catalog judges (model/releases.py)
 from impl import CoordinatorConfig, GroupCoordinator
 from impl.profiles import UnknownProfileError
 
 
 def world_runs(profile: str) -> bool:
     """Whether a session of ``profile`` is served through the harness's World: the World drives it (a profile impl
-    does not know raises UnknownProfileError) and the model judges it (model/releases.py RUNNABLE). The World drives
-    4.1 already (issue 25 phase B) but does not yet pass a request's API version to the Java runtime, whose answers
-    depend on it (R15, R16), so until 4.1 is judged its sessions are served by ``DirectGroup``s."""
-    if profile not in RUNNABLE:
+    does not know raises UnknownProfileError) and the catalog judges it (properties/catalog.py CONCRETE_PROFILES: the
+    modelled releases, 4.1 included). A Receive carries the OffsetCommit version the Java runtime's answer depends
+    on (R15), and DescribeGroups is answered by the world's coordinator at the request's version (R16)."""
+    if profile not in CONCRETE_PROFILES:
         return False
     try:
         World(profile, Scope(), clients=0, record=False)

@@ -1,6 +1,6 @@
 """Regression test kgc wrote for documented finding failed-static-store-reverts-protocols-after-a-rebalance on profile 4.1.
 
-The release really behaves so (properties/findings.py): this replays the 72-step counterexample
+The release really behaves so (properties/findings.py): this replays the 22-step counterexample
 the search found (kgc check --unexcuse FINDING) with the finding's excuse off and asserts that
 stable-or-completing-group-has-members-and-a-common-protocol still breaks. When it no longer does, the finding is stale:
 fix the reference or properties/findings.py, and record again (kgc findings record).

@@ -221,12 +221,16 @@ def stranded_leader_join(obs: Observation, parked: object) -> bool:
 
 def stranded_leader_store(before: Observation, step: Step) -> bool:
     """The same finding when the store callback runs: a successful append whose oldest pending append is a static id
-    replacement of an unloaded group object whose leader is the new id, and whose JoinGroup asked to skip."""
+    replacement of an unloaded group object whose leader is the new id, and whose JoinGroup asked to skip. The callback
+    lists the members for that leader before it looks at whether the join still waits (GroupCoordinator.scala
+    3.9.0-rc3 lines 1409-1414), so it throws also when a rebalance on the object answered the join first."""
     if not excused(SKIP_LEADER_THROWS) or step.action.kind != "CompleteAppend" or step.action.arg != "NONE":
         return False
     if not before.appends or before.appends[0].kind != "static":
         return False
     a = before.appends[0]
+    if a.skips and fact("static-rejoin-skips-assignment", before.profile):
+        return _dead_orphan_leader(before, a.incarnation, a.member_id)
     return any(p.incarnation == a.incarnation and p.member_id == a.member_id and stranded_leader_join(before, p)
                for p in before.parked)
 

@@ -254,7 +254,9 @@ FINDINGS: tuple[Finding, ...] = (
         "1396–1423, 3.9.1 lines 1398–1425 under the lock KAFKA-18263 added, no state check either; GroupMetadata.scala "
         "3.9.0-rc3 and 3.9.1 lines 591–593). The exception leaves the callback: the JoinGroup is never answered and "
         "stays parked on the Dead object — until that object goes out of reach (its last op fires), unanswered; "
-        "nothing else changes. The model predicts it (model/outputs.py "
+        "nothing else changes. The list is built before the callback looks at whether the join still waits, so it "
+        "throws also when a rebalance on the object answered the join before the unload (walk static-partition seed "
+        "25 of `kgc check --profile 3.9`). The model predicts it (model/outputs.py "
         "answerable_on_a_dead_group: an orphan static append answers no v9 leader). Found by the gate's static walk "
         "with partition moves (walk static-partition seed 0).",
         "unloaded_skip_assignment_leader_store_throws"),

@@ -103,6 +103,7 @@ class AppendObs:
     generation_id: int
     kind: str                 # "assignment" | "empty" | "static" (a static member's id replacement, 2.6.1+)
     member_id: str = ""       # "static": the new member id it stores
+    skips: bool = False       # "static": the restart's JoinGroup asked to skip the assignment and the release lets it
 
 
 @dataclass(frozen=True, slots=True)
@@ -280,7 +281,8 @@ def observe(world: World, step: Step | None = None, transitions_from: int | None
         group_id=gid, group=None if cached_group is None else by_inc[cached_group.incarnation], groups=groups,
         ops=tuple(_op(op) for op in ops),
         appends=tuple(AppendObs(a.seq, a.group.incarnation, a.generation_id, a.kind,
-                                a.rejoin.new_member_id if a.rejoin is not None else "") for a in coord.appends),
+                                a.rejoin.new_member_id if a.rejoin is not None else "",
+                                a.rejoin is not None and a.rejoin.skip_assignment) for a in coord.appends),
         parked=_parked(world, ordered, ops),
         inflight=_inflight(world),
         errors=len(coord.errors), last_error=coord.errors[-1] if coord.errors else "",

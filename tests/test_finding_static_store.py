@@ -6,6 +6,7 @@ narrow: on the recorded trace it covers the one step of its cause, and the prope
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
 
 import pytest
 
@@ -141,6 +142,25 @@ def test_a_v9_leaders_store_on_an_unloaded_group_throws_and_strands_its_join() -
     assert run.refinement is not None and not run.refinement.halfway   # the model predicted the error: still judged
     clean = _run(trace)   # excused (the default): the trace is clean, refinement included
     assert clean.violations == []
+
+
+def test_a_v9_leaders_store_throws_even_when_a_rebalance_answered_its_join_first() -> None:
+    """The finding's other way in, found by `kgc check --profile 3.9` (walk static-partition seed 25) before its excuse
+    covered it: the restart's store waits, a DelayedSync expiry removes the other member and the rebalance it starts
+    completes at once, answering the restarted leader's JoinGroup (generation 3); the partition is unloaded; then the
+    store succeeds on the Dead object and its callback lists the members for the leader — which throws although
+    nothing waits for the answer any more (GroupCoordinator.scala 3.9.0-rc3 lines 1409-1414 build the list before
+    maybeInvokeJoinCallback; GroupMetadata.scala lines 591-593 throw on Dead)."""
+    trace = Trace.loads((Path(__file__).parent / "data" / "v9-leader-store-after-its-join-was-answered.json")
+                        .read_text(encoding="utf-8"))
+    with unexcused([STRANDED.name]):
+        run = _run(trace)
+    assert [v.property for v in run.violations] == ["no-illegal-state-error"]
+    assert run.violations[0].step == len(trace.steps) - 1
+    answered = [st.index for st in run.world.steps for r in st.responses if r.key == (1, 1) and r.api == "JoinGroup"]
+    assert answered and answered[0] < len(trace.steps) - 2    # answered by the rebalance, before the unload
+    assert not any(p.api == "JoinGroup" for p in observe(run.world).parked)
+    assert _run(trace).violations == []     # excused (the default): clean, the refinement included
 
 
 def _until_the_dead_object_is_gone(run: CheckedRun) -> list[str]:

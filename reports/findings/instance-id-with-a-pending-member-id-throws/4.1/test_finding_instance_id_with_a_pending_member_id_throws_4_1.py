@@ -1,6 +1,6 @@
 """Regression test kgc wrote for documented finding instance-id-with-a-pending-member-id-throws on profile 4.1.
 
-The release really behaves so (properties/findings.py): this replays the 52-step counterexample
+The release really behaves so (properties/findings.py): this replays the 5-step counterexample
 the search found (kgc check --unexcuse FINDING) with the finding's excuse off and asserts that
 no-illegal-state-in-an-event still breaks. When it no longer does, the finding is stale:
 fix the reference or properties/findings.py, and record again (kgc findings record).

@@ -1,6 +1,6 @@
 """Regression test kgc wrote for documented finding stale-join-completes-reloaded-heartbeats on profile 2.7.0.
 
-The release really behaves so (properties/findings.py): this replays the 147-step counterexample
+The release really behaves so (properties/findings.py): this replays the 52-step counterexample
 the search found (kgc check --unexcuse FINDING) with the finding's excuse off and asserts that
 refines-the-abstract-model still breaks. When it no longer does, the finding is stale:
 fix the reference or properties/findings.py, and record again (kgc findings record).

@@ -1,8 +1,8 @@
 """Regression test kgc wrote for documented finding unload-leaves-a-static-restarts-join-parked on profile 3.9.
 
-The release really behaves so (properties/findings.py): this replays the 92-step counterexample
+The release really behaves so (properties/findings.py): this replays the 19-step counterexample
 the search found (kgc check --unexcuse FINDING) with the finding's excuse off and asserts that
-parked-request-belongs-to-a-current-member still breaks. When it no longer does, the finding is stale:
+unload-answers-every-parked-request-not-coordinator still breaks. When it no longer does, the finding is stale:
 fix the reference or properties/findings.py, and record again (kgc findings record).
 Run it with: pytest reports/findings/unload-leaves-a-static-restarts-join-parked/3.9
 """
@@ -18,6 +18,6 @@ TRACE = Path(__file__).with_name("counterexample.json")
 def test_finding_unload_leaves_a_static_restarts_join_parked_3_9() -> None:
     trace = Trace.loads(TRACE.read_text(encoding="utf-8"))
     with unexcused(['unload-leaves-a-static-restarts-join-parked']):
-        run = replay_checked(trace, actions_of(trace), 'parked-request-belongs-to-a-current-member')
+        run = replay_checked(trace, actions_of(trace), 'unload-answers-every-parked-request-not-coordinator')
     assert run is not None, (
         "finding unload-leaves-a-static-restarts-join-parked no longer reproduces on profile 3.9")

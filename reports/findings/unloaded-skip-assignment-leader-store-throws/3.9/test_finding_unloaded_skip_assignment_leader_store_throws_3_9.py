@@ -1,6 +1,6 @@
 """Regression test kgc wrote for documented finding unloaded-skip-assignment-leader-store-throws on profile 3.9.
 
-The release really behaves so (properties/findings.py): this replays the 72-step counterexample
+The release really behaves so (properties/findings.py): this replays the 43-step counterexample
 the search found (kgc check --unexcuse FINDING) with the finding's excuse off and asserts that
 parked-join-only-in-preparing-rebalance still breaks. When it no longer does, the finding is stale:
 fix the reference or properties/findings.py, and record again (kgc findings record).

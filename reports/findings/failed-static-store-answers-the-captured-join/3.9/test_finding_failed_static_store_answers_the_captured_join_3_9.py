@@ -1,6 +1,6 @@
 """Regression test kgc wrote for documented finding failed-static-store-answers-the-captured-join on profile 3.9.
 
-The release really behaves so (properties/findings.py): this replays the 148-step counterexample
+The release really behaves so (properties/findings.py): this replays the 30-step counterexample
 the search found (kgc check --unexcuse FINDING) with the finding's excuse off and asserts that
 each-request-is-answered-at-most-once still breaks. When it no longer does, the finding is stale:
 fix the reference or properties/findings.py, and record again (kgc findings record).

@@ -28,7 +28,7 @@ from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator, Mapping, TypeVar
 
-from model.releases import MODELLED, RUNNABLE, Predicate, everywhere, profiles_where
+from model.releases import MODELLED, RUNNABLE, Predicate, everywhere, fact, profiles_where
 
 KINDS = ("always", "always_step", "eventually_within", "sometimes")
 LEVELS = ("concrete", "abstract")
@@ -40,6 +40,12 @@ CONCRETE_PROFILES = MODELLED
 #: (model/releases.py MODELLED: 4.1's graph and proofs, before its runtime is judged): their release predicates
 #: are read over these
 ABSTRACT_PROFILES = MODELLED
+
+
+def commit_answer_depends_on_version(profile: str) -> bool:
+    """Whether an OffsetCommit's answer on ``profile`` depends on the request's version (SPEC-4x.md R15: v9+ with a
+    generation to a missing group is GROUP_ID_NOT_FOUND) — what a served Receive must carry (wire/session.py)."""
+    return fact("commit-to-missing-group-not-found", profile)
 NAME_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)+$")
 
 #: modules that register properties, in catalog order (a new property module is added here)

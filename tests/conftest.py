@@ -21,6 +21,13 @@ def _forget_model_caches() -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_inherited_columns(monkeypatch: pytest.MonkeyPatch) -> None:
+    """kgc's output off a terminal is as wide as COLUMNS says (kgc/cli.py ``_width``); pytest-xdist's workers inherit
+    COLUMNS=80, a plain run usually none, so every test starts without it and sets it where it means to."""
+    monkeypatch.delenv("COLUMNS", raising=False)
+
+
+@pytest.fixture(autouse=True)
 def _model_caches_around_monkeypatch(request: pytest.FixtureRequest) -> Iterator[None]:
     """Tests that monkeypatch run with the model's caches empty, and empty them again afterwards."""
     patches = "monkeypatch" in request.fixturenames

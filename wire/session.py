@@ -23,13 +23,8 @@ from harness.world import World
 from impl import CoordinatorConfig, GroupCoordinator
 from impl.profiles import get_profile, sibling_runtime
 from impl.results import GroupSummary
-from model.releases import fact
-
+from properties.catalog import commit_answer_depends_on_version
 from wire.direct import DirectGroup, world_runs
-
-#: the release fact under which an OffsetCommit's answer depends on its version (SPEC-4x.md R15): a Receive then
-#: carries the version the client sent
-VERSIONED_COMMIT = "commit-to-missing-group-not-found"
 
 
 class Stepper(Protocol):
@@ -115,7 +110,7 @@ class LiveSession:
         if isinstance(world, DirectGroup):
             world.receive(conn, request, api_version)
         else:
-            if api == "OffsetCommit" and fact(VERSIONED_COMMIT, self.profile):
+            if api == "OffsetCommit" and commit_answer_depends_on_version(self.profile):
                 request = dataclasses.replace(request, api_version=api_version)
             self._step(world, Action("Receive", conn, request.to_payload()))
         return corr

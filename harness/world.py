@@ -340,9 +340,8 @@ class World:
         elif api == "LeaveGroup":
             coord.leave_group(g, list(leaving) or [(req.member_id, req.group_instance_id)], request_key=key)
         else:
-            versioned = {} if api_version is None else {"api_version": api_version}
             coord.commit_offsets(g, req.member_id, req.generation_id, {"t-0": req.corr} if offsets is None else offsets,
-                                 group_instance_id=req.group_instance_id, request_key=key, **versioned)
+                                 group_instance_id=req.group_instance_id, request_key=key, api_version=api_version)
         self._drain()
 
     def _drain(self) -> None:

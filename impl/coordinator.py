@@ -262,8 +262,10 @@ class GroupCoordinator(RebalanceMixin, LivenessMixin, StaticMembershipMixin):
         return Errors.NONE
 
     def commit_offsets(self, group_id: str, member_id: str, generation_id: int, offsets: object = None,
-                       group_instance_id: str | None = None, request_key: Hashable | None = None) -> ResponseFuture:
-        """OffsetCommit, only as far as it touches membership: offsets are not stored (SPEC.md §3.5)."""
+                       group_instance_id: str | None = None, request_key: Hashable | None = None,
+                       api_version: int | None = None) -> ResponseFuture:
+        """OffsetCommit, only as far as it touches membership: offsets are not stored (SPEC.md §3.5). ``api_version``
+        is the Java runtime's surface (R15); up to 3.9 the answer does not depend on it."""
         future = self._future(request_key, "OffsetCommit")
         with self._guard(future):
             error = self._precheck(group_id, "OffsetCommit")

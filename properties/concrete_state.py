@@ -144,6 +144,12 @@ def static_restart_without_the_protocol(obs: Observation, g: GroupObs) -> bool:
     if not excused(STATIC_RESTART_PROTOCOL) or not fact("static-membership", obs.profile) \
             or fact("static-rejoin-persisted-in-stable", obs.profile):
         return False
+    return _only_static_members_lack_the_protocol(g)
+
+
+def _only_static_members_lack_the_protocol(g: GroupObs) -> bool:
+    """Some member lacks the group's protocol, and every such member is static: the shape both protocol findings
+    leave (a static restart's or a static revert's protocols stored whatever the group had chosen)."""
     lacking = [m for m in g.members if g.protocol_name not in m.protocols]
     return bool(lacking) and all(m.group_instance_id is not None for m in lacking)
 
@@ -161,8 +167,7 @@ def static_revert_without_the_protocol(obs: Observation, g: GroupObs) -> bool:
     protocol is static."""
     if not excused(STATIC_REVERT_PROTOCOL) or not fact("batched-log-writes", obs.profile):
         return False
-    lacking = [m for m in g.members if g.protocol_name not in m.protocols]
-    return bool(lacking) and all(m.group_instance_id is not None for m in lacking)
+    return _only_static_members_lack_the_protocol(g)
 
 
 def unwatched_static_excused(obs: Observation, member: object) -> bool:

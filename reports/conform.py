@@ -53,18 +53,15 @@ def differs_text(probe: dict[str, Any], step: dict[str, Any]) -> str:
     """A step's difference classes, a timing one with its numbers: the answer's latency on each side (rounded to
     500 ms, wire/conform/answers.py) or which side did not answer — the other classes' numbers are the two answers
     beside it."""
-    parts = []
-    for cls in step["differs"]:
-        timing = [d for d in probe["differences"] if d["step"] == step["step"] and d["class"] == cls == "timing"]
-        if timing and timing[0]["field"] == "latency_ms":
-            parts.append(f"timing: {timing[0]['target']} ms, Kafka {timing[0]['reference']} ms")
-        elif timing:
-            side = ("the target answered, Kafka did not" if timing[0]["target"]
-                    else "Kafka answered, the target did not")
-            parts.append(f"timing: {side}")
-        else:
-            parts.append(cls)
-    return ", ".join(parts)
+    timing = next((d for d in probe["differences"] if d["step"] == step["step"] and d["class"] == "timing"), None)
+    return ", ".join(_timing_text(timing) if cls == "timing" and timing is not None else cls
+                     for cls in step["differs"])
+
+
+def _timing_text(d: dict[str, Any]) -> str:
+    if d["field"] == "latency_ms":
+        return f"timing: {d['target']} ms, Kafka {d['reference']} ms"
+    return "timing: " + ("the target answered, Kafka did not" if d["target"] else "Kafka answered, the target did not")
 
 
 def mermaid(probe: dict[str, Any]) -> str:

@@ -18,7 +18,7 @@ from core.actions import Action
 from harness.abstraction_4x import abstract
 from harness.world import World
 from model.state import ABSENT_GROUP, AbstractAction, Scope, State, padded
-from model.step import JOIN_KINDS, successors
+from model.step import JOIN_KINDS, step, successors
 
 #: the longest model path one step may stand for beyond its finished writes (a request or a timer event)
 OTHER_ACTIONS = 1
@@ -50,7 +50,18 @@ def model_scope(world: World, members: int, static: bool) -> Scope:
 
 @lru_cache(maxsize=1 << 14)
 def _next(state: State, profile: str, scope: Scope) -> tuple[tuple[AbstractAction, State], ...]:
-    return tuple(successors(state, profile, scope))
+    """The model's successors of ``state``, and — as harness/refinement.py ``_first_labels`` for 3.9 — a static
+    member's restart with other protocol metadata (the ``changed`` cell, which the graph's own actions do not carry):
+    in Stable it rebalances when the selected protocol would change (GMM@4.1.1:7206-7212, 7268-7274), and with every
+    member joined prepareRebalance completes the join in the same request (GMM@4.1.1:6900, 6914-6916), so a
+    restart with another assignor list goes Stable -> CompletingRebalance in one step."""
+    out = list(successors(state, profile, scope))
+    if scope.static:
+        for i, slot in enumerate(state.slots):
+            if slot.static and slot.member:
+                action = AbstractAction("JoinGroup/static-rejoin", i, "changed")
+                out += [(action, target) for target in step(state, action, profile, scope)]
+    return tuple(out)
 
 
 #: the model actions a request of each API is (model/step.py)

@@ -321,15 +321,16 @@ def _departed_member_store(before: Before) -> bool:
 
 
 def _stranded_leader_store(world: World, before: Before) -> bool:
-    """The oldest pending append was the static id replacement of a Dead group object (unloaded: not the cached one)
-    whose leader is the new id, and its JoinGroup asked to skip the assignment on a KIP-814 release: the callback's
-    member list for the leader throws (GroupMetadata.scala 3.9.0-rc3 lines 591-593)."""
+    """The oldest pending append was the static id replacement whose new id now leads its group object, and its
+    JoinGroup asked to skip the assignment on a KIP-814 release, where the callback's member list for the leader
+    throws (GroupMetadata.scala 3.9.0-rc3 lines 591-593): on a Dead group object an unload left behind (not the cached
+    one), or on the cached group in PreparingRebalance (model/static.py ``_store_ok``)."""
     group, join = before.append_group, before.append_join
-    if group is None or join is None or group is before.group or not fact("static-rejoin-skips-assignment",
-                                                                           world.profile.name):
+    if group is None or join is None or not fact("static-rejoin-skips-assignment", world.profile.name):
         return False
     key, new_member_id = join
-    return (getattr(group, "state", None) is GroupState.DEAD and getattr(group, "leader_id", None) == new_member_id
+    state = GroupState.PREPARING_REBALANCE if group is before.group else GroupState.DEAD
+    return (getattr(group, "state", None) is state and getattr(group, "leader_id", None) == new_member_id
             and world.asks_to_skip_assignment(key))
 
 

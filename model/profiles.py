@@ -76,6 +76,9 @@ class ModelProfile:
     static_rejoin_completing: str
     static_rejoin_stable: str
     validate_current_member: bool  # 3.x: an instance id that maps to nothing → UNKNOWN_MEMBER_ID
+    #: KIP-814 (3.2+): a static restart's successful store lists the members for a v9 leader, which cannot be done
+    #: in PreparingRebalance (IllegalState: nothing is answered, the join stays parked)
+    static_store_lists_members: bool = False
     # -- group.max.size (SPEC.md §3.1 J4, §3.7 onGroupLoaded) ------------------------------------------------
     #: "off" (before 2.2.0), "over-capacity" (2.2–2.5), "accept-joining-member" (2.6.0+, KAFKA-9885)
     max_size_rule: str = "off"
@@ -187,6 +190,7 @@ def model_profile(name: str) -> ModelProfile:
         static_rejoin_completing="rebalance" if has("static-rejoin-rebalances-in-completing-rebalance") else "answer",
         static_rejoin_stable="persist" if has("static-rejoin-persisted-in-stable") else "answer",
         validate_current_member=has("validate-current-member"),
+        static_store_lists_members=has("static-rejoin-skips-assignment"),
         max_size_rule=("accept-joining-member" if has("accept-joining-member") else
                        "over-capacity" if has("group-max-size") else "off"),
         refusal_drops_instance=has("static-membership") and not has("group-remove-drops-static-mapping"),

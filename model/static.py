@@ -101,7 +101,7 @@ def complete_static_append(p: ModelProfile, w: W, ok: bool, pending_static: int)
     out: Ws = [w.copy()] if pending_static > len(targets) else []
     for i in targets:
         x = w.copy().set(i, persist=False)
-        out += [_store_ok(x, i)] if ok else _revert(p, x, i)
+        out += _store_ok(p, x, i) if ok else _revert(p, x, i)
     return out
 
 
@@ -120,9 +120,16 @@ def complete_orphan_append(p: ModelProfile, w: W, ok: bool) -> Ws:
     return [w, answered]
 
 
-def _store_ok(w: W, i: int) -> W:
-    """Success answers the member's parked JoinGroup (whichever it is) with the current generation."""
-    return _answer_current(w, i) if w.slots[i].awaiting_join else w
+def _store_ok(p: ModelProfile, w: W, i: int) -> Ws:
+    """Success answers the member's parked JoinGroup (whichever it is) with the current generation — except, KIP-814,
+    a v9 leader's in PreparingRebalance: the member list for it throws there (GroupCoordinator.scala 3.9.0-rc3 lines
+    1409-1414, GroupMetadata.scala 591-593), nothing is answered and the join waits for the rebalance (finding
+    v9-leader-store-throws-in-a-new-rebalance). The model does not know the request's version: either may happen."""
+    if not w.slots[i].awaiting_join:
+        return [w]
+    if p.static_store_lists_members and w.group == PREPARING and w.slots[i].leader:
+        return [_answer_current(w.copy(), i), w]
+    return [_answer_current(w, i)]
 
 
 def _revert(p: ModelProfile, w: W, i: int) -> Ws:

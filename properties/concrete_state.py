@@ -224,18 +224,33 @@ def stranded_leader_join(obs: Observation, parked: object) -> bool:
     return _dead_orphan_leader(obs, getattr(parked, "incarnation", -1), getattr(parked, "member_id", ""))
 
 
+#: ... and the same callback on the cached group when a new rebalance has begun (PreparingRebalance) since the restart
+SKIP_LEADER_REBALANCING = "v9-leader-store-throws-in-a-new-rebalance"
+
+
+def _rebalancing_leader(obs: Observation, incarnation: int, member_id: str) -> bool:
+    """``member_id`` leads the cached group object ``incarnation``, which is in PreparingRebalance."""
+    g = next((x for x in obs.groups if x.incarnation == incarnation), None)
+    return g is not None and g.cached and g.state is GroupState.PREPARING_REBALANCE and g.leader_id == member_id
+
+
 def stranded_leader_store(before: Observation, step: Step) -> bool:
     """The same finding when the store callback runs: a successful append whose oldest pending append is a static id
     replacement of an unloaded group object whose leader is the new id, and whose JoinGroup asked to skip. The callback
     lists the members for that leader before it looks at whether the join still waits (GroupCoordinator.scala
-    3.9.0-rc3 lines 1409-1414), so it throws also when a rebalance on the object answered the join first."""
-    if not excused(SKIP_LEADER_THROWS) or step.action.kind != "CompleteAppend" or step.action.arg != "NONE":
+    3.9.0-rc3 lines 1409-1414), so it throws also when a rebalance on the object answered the join first. The finding
+    v9-leader-store-throws-in-a-new-rebalance is the same list on the cached group in PreparingRebalance, which throws
+    as on Dead (GroupMetadata.scala 3.9.0-rc3 lines 591-593)."""
+    if step.action.kind != "CompleteAppend" or step.action.arg != "NONE":
         return False
     if not before.appends or before.appends[0].kind != "static":
         return False
     a = before.appends[0]
     if a.skips and fact("static-rejoin-skips-assignment", before.profile):
-        return _dead_orphan_leader(before, a.incarnation, a.member_id)
+        if excused(SKIP_LEADER_REBALANCING) and _rebalancing_leader(before, a.incarnation, a.member_id):
+            return True
+        if excused(SKIP_LEADER_THROWS) and _dead_orphan_leader(before, a.incarnation, a.member_id):
+            return True
     return any(p.incarnation == a.incarnation and p.member_id == a.member_id and stranded_leader_join(before, p)
                for p in before.parked)
 

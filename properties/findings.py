@@ -261,6 +261,21 @@ FINDINGS: tuple[Finding, ...] = (
         "with partition moves (walk static-partition seed 0).",
         "unloaded_skip_assignment_leader_store_throws"),
     Finding(
+        "v9-leader-store-throws-in-a-new-rebalance",
+        profiles_where(all_of(when("static-rejoin-persisted-in-stable"), when("static-rejoin-skips-assignment"))),
+        ("no-illegal-state-error",),
+        "The same callback as unloaded-skip-assignment-leader-store-throws, with no unload: a static member restarts "
+        "in Stable with a JoinGroup v9+ (KIP-814) and its store waits; meanwhile the leader leaves (a static "
+        "LeaveGroup), the rebalance completes at once with the restarted member as leader and answers its join, "
+        "and another member's JoinGroup starts the next rebalance. The store then succeeds; the callback lists the "
+        "members for the leader before it looks at whether the join still waits (GroupCoordinator.scala 3.9.0-rc3 "
+        "lines 1409-1414), and currentMemberMetadata throws IllegalStateException in PreparingRebalance as on Dead "
+        "(GroupMetadata.scala 3.9.0-rc3 lines 591-593). Nothing else changes; a join still parked would stay parked "
+        "for the rebalance to answer. The model predicts it (model/static.py _store_ok offers the callback that "
+        "answers nothing to a leader in PreparingRebalance). Found by `kgc check --profile 3.9 --seed 1` (walk "
+        "static-partition seed 100024).",
+        "v9_leader_store_throws_in_a_new_rebalance"),
+    Finding(
         "static-restart-leaves-its-old-id-owing-a-sync",
         profiles_where(all_of(when("static-membership"), when("delayed-sync"))),
         ("members-owing-a-sync-are-watched-by-a-delayed-sync",),

@@ -19,6 +19,8 @@ from harness.replay import world_for
 from impl.group import IllegalStateError
 from impl.static_members import StaticMembershipMixin
 from kgc.runs import REFINES, CheckedRun, actions_of, replay_checked
+from model.state import AbstractAction, Scope, Slot, State
+from model.step import outcomes
 from properties.findings import get_finding
 from properties.observation import observe
 
@@ -28,7 +30,8 @@ DEPARTED = get_finding("failed-static-store-of-a-departed-member-throws")
 UNLOADED = get_finding("unload-leaves-a-static-restarts-join-parked")
 STRANDED = get_finding("unloaded-skip-assignment-leader-store-throws")
 OWING = get_finding("static-restart-leaves-its-old-id-owing-a-sync")
-FOUND = (CAPTURED, UNWATCHED, DEPARTED, UNLOADED, STRANDED, OWING)
+REBALANCING = get_finding("v9-leader-store-throws-in-a-new-rebalance")
+FOUND = (CAPTURED, UNWATCHED, DEPARTED, UNLOADED, STRANDED, OWING, REBALANCING)
 
 
 def _record(name: str, profile: str) -> Trace:
@@ -39,7 +42,7 @@ def _record(name: str, profile: str) -> Trace:
 def test_the_findings_are_the_releases_with_the_persist_path() -> None:
     for f in FOUND:
         # KIP-814's skipAssignment (3.2+) and KAFKA-12890's pendingSyncMembers (2.8.1+) narrow the last two to 3.9
-        assert f.profiles == (("3.9",) if f in (STRANDED, OWING) else ("2.7.0", "3.9")) and f.fixed_in is None, f.name
+        assert f.profiles == (("3.9",) if f in (STRANDED, OWING, REBALANCING) else ("2.7.0", "3.9")) and f.fixed_in is None, f.name
 
 
 def _unexcused_run(name: str, profile: str, prop: str):   # type: ignore[no-untyped-def]
@@ -305,3 +308,42 @@ def test_the_owed_sync_excuse_is_only_for_a_replaced_static_id() -> None:
         witness = pending_sync_watched(observe(run.world))
         assert witness is not None and planted in witness["pending_sync_members"], planted
         group.pending_sync_members.discard(planted)
+
+
+def test_a_v9_leaders_store_throws_in_a_new_rebalance() -> None:
+    """Finding v9-leader-store-throws-in-a-new-rebalance, found by `kgc check --profile 3.9 --seed 1`: a static follower
+    restarts in Stable (v9) and its store waits; the leader's instance leaves, the rebalance completes at once with the
+    restarted member as leader (answering its join), another join begins the next rebalance — then the store succeeds
+    and its callback lists the members for the leader in PreparingRebalance, which throws (GroupCoordinator.scala
+    3.9.0-rc3 lines 1409-1414; GroupMetadata.scala lines 591-593). The model predicts it, so only the catalog's
+    no-illegal-state-error sees it; with a JoinGroup v8 the callback lists nobody and nothing throws."""
+    assert REBALANCING.profiles == ("3.9",) and REBALANCING.properties == ("no-illegal-state-error",)
+    trace = _record(REBALANCING.name, "3.9")
+    with unexcused([REBALANCING.name]):
+        run = _run(trace)
+    assert [(v.property, v.step) for v in run.violations] == [("no-illegal-state-error", len(trace.steps) - 1)]
+    last = run.world.steps[-1]
+    assert last.action.kind == "CompleteAppend" and last.action.arg == "NONE" and last.responses == ()
+    group = run.world.coord.groups[run.world.group_id]
+    assert group.state is GroupState.PREPARING_REBALANCE and group.get(group.leader_id).group_instance_id is not None
+    assert "in PreparingRebalance" in run.world.coord.errors[-1]
+    assert run.refinement is not None and not run.refinement.halfway   # the model predicted the error: still judged
+    assert _run(trace).violations == []       # excused (the default): clean, the refinement included
+    with unexcused([REBALANCING.name]):
+        assert _run(trace, join_group_version=8).violations == []   # before v9 the answer lists nobody
+    with unexcused([STRANDED.name]):          # this finding's own excuse covers it, not the unloaded one's
+        assert _run(trace).violations == []
+
+
+def test_the_model_lets_a_v9_leaders_store_in_preparing_rebalance_answer_nothing() -> None:
+    """model/static.py ``_store_ok``: the restarted leader's join still parked when a new rebalance began; on a KIP-814
+    release the successful store may answer it (an older JoinGroup) or throw and leave it parked (v9); before 3.2 it
+    is answered."""
+    state = State("PreparingRebalance", "join", appends=("static",), fresh=False, slots=(
+        Slot(2, leader=True, awaiting_join=True, static=True, persist=True, watch=1), Slot(2, watch=1)))
+    scope = Scope(static=True)
+    for profile, parked_after in (("3.9", {False, True}), ("2.7.0", {False})):
+        found = outcomes(state, AbstractAction("CompleteAppend", arg="ok"), profile, scope, canonical=False)
+        answered = {any(a.api == "JoinGroup" for a in out.answers) for _, out in found}
+        still = {t.slots[0].awaiting_join for t, _ in found}
+        assert still == parked_after and answered == {not p for p in parked_after}, profile

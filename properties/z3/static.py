@@ -128,7 +128,13 @@ def complete_static_append(p: ModelProfile, w: SW, ok: bool, before: Appends) ->
     w.set(j, persist=FALSE)
     w.appends = w.appends.retick(lambda _, old: z3.If(old == j, t, old))   # j's other appends now stand for t
     if ok:   # success answers the member's parked JoinGroup (whichever it is) with the current generation
-        return [stale, _answer_current(w, j, when=w.get("awaiting_join", j))]
+        out = [stale]
+        if p.static_store_lists_members:   # KIP-814: a v9 leader's member list throws in PreparingRebalance
+            silent = w.copy()
+            silent.guards.append(z3.And(silent.group == GROUP[PREPARING], silent.get("leader", j),
+                                        silent.get("awaiting_join", j)))
+            out.append(silent)
+        return out + [_answer_current(w, j, when=w.get("awaiting_join", j))]
     return [stale] + _revert(p, w, j)
 
 

@@ -111,9 +111,15 @@ def reference_is_clean(profile: str, prop: str, run: Run) -> bool:
     return not any(v.property == prop for v in _execute(profile, prop, run, None))
 
 
+#: a static-membership mutant only the labelled refinement sees (an answer field at a seam a served session cannot
+#: reach: a deferred store overtaken by a second restart); its witness is tests/test_finding_static_rekeyed.py
+REFINEMENT_ONLY = {"re-keyed-store-answers-with-the-current-id"}
+
+
 def test_every_mutant_names_catalog_properties() -> None:
     assert {m.name for m in all_mutants() if m not in MUTANTS} == {
-        m.name for m in all_mutants() if m.cls.__module__ in ("impl.mutants.answer_bugs", RUNTIME_MUTANTS)}
+        m.name for m in all_mutants()
+        if m.cls.__module__ in ("impl.mutants.answer_bugs", RUNTIME_MUTANTS) or m.name in REFINEMENT_ONLY}
     for m in MUTANTS:
         for prop in m.catches:
             assert prop in CATALOG and CATALOG[prop].level == "concrete", (m.name, prop)

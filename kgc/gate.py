@@ -127,11 +127,11 @@ SWEEP_STEPS = 80000
 #: in the timed graph (explore/plan.py), and its steps are worth more there — measured on 0.10.0, seed 0, gate phases
 #: (bench/results/coverage-0.10.0-2026-11-27.md): 1× 87.0 % (REPLAN 32), 2× 91.1 %, 4× 92.5 % (before third ops). It
 #: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max.
-#: 2.4.1 gets the same (harness.puppets.same_millisecond_matters: a new member keeps its 5-minute op through the join
-#: completion of its own millisecond only, so its map's edges need concrete timings as 0.10.0's do; measured, sweep
-#: alone: 40,000 steps 59 %, 160,000 steps 89 % — bench/results/coverage-2.4.1-2026-11-27.md), and plans in its own
-#: timed graph (explore/new_member_timing.py): gate at the default budget 93.4 % (was 81.6 % without the planning —
-#: bench/results/coverage-2.4.1-2026-11-28.md)
+#: 2.4.1 gets more (``NEW_MEMBER_SWEEP`` below; harness.puppets.same_millisecond_matters: a new member keeps its
+#: 5-minute op through the join completion of its own millisecond only, so its map's edges need concrete timings as
+#: 0.10.0's do; measured, sweep alone: 40,000 steps 59 %, 160,000 steps 89 % —
+#: bench/results/coverage-2.4.1-2026-11-27.md), and plans in its own timed graph (explore/new_member_timing.py): gate
+#: at the default budget with 2× 93.4 % (was 81.6 % without the planning — bench/results/coverage-2.4.1-2026-11-28.md)
 TIMED_SWEEP = 2
 TIMED_SWEEP_MAX = 120000
 #: where a new member's op time decides edges (harness.puppets.same_millisecond_matters, a release fact: 2.4.1) its

@@ -229,10 +229,10 @@ def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]
     def offered(action: AbstractAction) -> bool:
         return (action.kind, action.arg) in kinds_offered
 
-    got, project, seen = timed_walk(profile, mscope, offered), timing, None
+    got, project, seen, spend = timed_walk(profile, mscope, offered), timing, None, 1
     if got is None:              # 2.4: the new members' op times (explore/new_member_timing.py)
         got, project = new_member_timing.timed_walk(profile, mscope, offered), new_member_timing.timing
-        seen = new_member_timing.seen
+        seen, spend = new_member_timing.seen, new_member_timing.SPEND
     if got is None:
         return None
     states, walk = got
@@ -270,7 +270,7 @@ def _timed(profile: str, mscope: Scope, kinds_offered: frozenset[tuple[str, str]
             if sources is not None:
                 sources.add(builder.projs[here][1])
             builder.move(here, label, there)
-    return ({k: frozenset(v) for k, v in keys.items()}, frozenset(plain[n] for n in plain), builder.done(seen))
+    return ({k: frozenset(v) for k, v in keys.items()}, frozenset(plain[n] for n in plain), builder.done(seen, spend))
 
 
 def _offered_kinds(profile: str, scope: HarnessScope, kinds: tuple[str, ...]

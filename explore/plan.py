@@ -31,9 +31,6 @@ from model.state import State
 if TYPE_CHECKING:       # the sweep's own types (explore/sweep.py mixes Planning in)
     from explore.sweep import _Config
 
-#: how often an edge is tried from runs in one timing it is taken from (by the sweep's tries or the planning's arrivals)
-#: before that (source, timing) stops being a target
-SPEND = 1
 #: tries per expansion, candidates per move; units between new distances
 STEP_TRIES = 12
 STEP_CAP = 8
@@ -119,7 +116,7 @@ class Planning(Generic[R]):
                 counts[sign] = counts.get(sign, 0) + 1
             if counts:
                 spent[edge] = counts
-        plan.dist = tmap.distances(targets(table, self.covered, spent, SPEND))
+        plan.dist = tmap.distances(targets(table, self.covered, spent, tmap.spend))
         plan.since = 0
         fresh, plan.fresh = plan.fresh, []
         for state, k in fresh:

@@ -28,6 +28,9 @@ class TimedMap:
     succ: tuple[tuple[tuple[str, int], ...], ...]
     pred: tuple[tuple[int, ...], ...]
     project: Callable[[Timing], Timing] | None = None
+    #: how often an uncovered edge is tried from runs in one timing it is taken from (by the sweep's tries or the
+    #: planning's arrivals) before that (source, timing) stops being a planning target (explore/plan.py)
+    spend: int = 1
 
     def distances(self, targets: Iterable[int]) -> list[int]:
         """Every node's number of moves to the nearest of ``targets`` (-1: it reaches none)."""
@@ -67,12 +70,13 @@ class TimedMapBuilder:
         if here != there:
             self.moves[here][(label, there)] = None
 
-    def done(self, project: Callable[[Timing], Timing] | None = None) -> TimedMap:
+    def done(self, project: Callable[[Timing], Timing] | None = None, spend: int = 1) -> TimedMap:
         pred: list[dict[int, None]] = [{} for _ in self.projs]
         for here, moves in enumerate(self.moves):
             for _, there in moves:
                 pred[there][here] = None
-        return TimedMap(self.index, tuple(tuple(m) for m in self.moves), tuple(tuple(p) for p in pred), project)
+        return TimedMap(self.index, tuple(tuple(m) for m in self.moves), tuple(tuple(p) for p in pred), project,
+                        spend)
 
 
 def target_table(tmap: TimedMap, out: Mapping[State, list[EdgeKey]], timings: Mapping[EdgeKey, frozenset[Timing]]

@@ -127,13 +127,19 @@ SWEEP_STEPS = 80000
 #: in the timed graph (explore/plan.py), and its steps are worth more there — measured on 0.10.0, seed 0, gate phases
 #: (bench/results/coverage-0.10.0-2026-11-27.md): 1× 87.0 % (REPLAN 32), 2× 91.1 %, 4× 92.5 % (before third ops). It
 #: levels off, and a step costs more there (≈1.4 ms against ≈1.1), so a budget given to one profile stops at the max.
-#: 2.4.1 gets the same (harness.puppets.same_millisecond_matters: a new member keeps its 5-minute op through the join
-#: completion of its own millisecond only, so its map's edges need concrete timings as 0.10.0's do; measured, sweep
-#: alone: 40,000 steps 59 %, 160,000 steps 89 % — bench/results/coverage-2.4.1-2026-11-27.md), and plans in its own
-#: timed graph (explore/new_member_timing.py): gate at the default budget 93.4 % (was 81.6 % without the planning —
-#: bench/results/coverage-2.4.1-2026-11-28.md)
+#: 2.4.1 gets more (``NEW_MEMBER_SWEEP`` below; harness.puppets.same_millisecond_matters: a new member keeps its
+#: 5-minute op through the join completion of its own millisecond only, so its map's edges need concrete timings as
+#: 0.10.0's do; measured, sweep alone: 40,000 steps 59 %, 160,000 steps 89 % —
+#: bench/results/coverage-2.4.1-2026-11-27.md), and plans in its own timed graph (explore/new_member_timing.py): gate
+#: at the default budget with 2× 93.4 % (was 81.6 % without the planning — bench/results/coverage-2.4.1-2026-11-28.md)
 TIMED_SWEEP = 2
 TIMED_SWEEP_MAX = 120000
+#: where a new member's op time decides edges (harness.puppets.same_millisecond_matters, a release fact: 2.4.1) its
+#: steps are worth more still, up to the same max, with each timing kept a planning target until tried twice
+#: (explore/new_member_timing.py SPEND). Gate 2.4.1 at the default budget (40,000 sweep steps), seed 0: 2× 93.4 %,
+#: 2.5× 94.0 % and 3× 95.3 % with SPEND 2, 3× 94.6 % and 4× 95.4 % with SPEND 1; 3× costs ≈ +30 CPU-s over 2×, 4×
+#: ≈ +75 (bench/results/coverage-2.4.1-2026-11-28c.md)
+NEW_MEMBER_SWEEP = 3
 #: what the sweep's puppets stand for: any well-formed request at any time, as an adversarial client sends
 PUPPET_KINDS = ("adversarial",)
 #: the static scope's sweep (explore/static_coverage.py) at a profile share of 150 s
@@ -295,15 +301,21 @@ def walk_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Cov
     return result, best.found
 
 
+def directed_steps(profile: str, plan: Plan) -> int:
+    """The map sweep's steps in the directed phase: more where time decides edges, up to ``TIMED_SWEEP_MAX`` (a plan
+    of more steps keeps its own)."""
+    factor = NEW_MEMBER_SWEEP if same_millisecond_matters(profile) else TIMED_SWEEP if timed(profile) else 1
+    return min(plan.sweep_steps * factor, max(plan.sweep_steps, TIMED_SWEEP_MAX))
+
+
 def directed_phase(profile: str, mutant: str | None, plan: Plan, seed: int, cov: Coverage
                    ) -> tuple[PhaseResult, Found | None]:
     """Toward the uncovered reachable edges: the map sweep of every walk scope with puppet clients
     (explore/sweep.py)."""
     cmap = profile_map(profile, WALK_SCOPES, WALK_KINDS)
     before = len(cov.edges & cmap.reachable_edges)
-    timing = timed(profile) or same_millisecond_matters(profile)
-    steps = min(plan.sweep_steps * TIMED_SWEEP, max(plan.sweep_steps, TIMED_SWEEP_MAX)) if timing else plan.sweep_steps
-    found = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, steps, seed, mutant)
+    found = swept(profile, list(WALK_SCOPES.values()), PUPPET_KINDS, cmap, cov, directed_steps(profile, plan), seed,
+                  mutant)
     result = PhaseResult("directed", runs=found.tries, steps=found.steps,
                          note=f"+{len(cov.edges & cmap.reachable_edges) - before:,} abstract edges, "
                               f"{found.kept_states:,} states kept")

@@ -10,7 +10,7 @@ from explore.timedmap import TICK, TimedMapBuilder, target_table, targets
 from harness.puppets import KINDS, moves, ticks, timing
 from harness.world import World
 from kgc.directed import _state, fork, profile_map
-from kgc.gate import PUPPET_KINDS, WALK_KINDS, WALK_SCOPES
+from kgc.gate import PUPPET_KINDS, WALK_KINDS, WALK_SCOPES, Plan, directed_steps
 from kgc.runs import CheckedRun
 from model.state import State
 from tests.test_sweep import _runs, _take
@@ -165,3 +165,36 @@ def test_every_step_of_a_run_is_a_move_of_the_projected_map() -> None:
                 here = there
                 seen_three += any(value.endswith("www") for value, _ in proj[1][0])
     assert seen_three       # a walk that never held three ops would not test their count
+
+
+def test_the_directed_sweep_gets_three_times_the_steps_where_a_new_members_op_time_decides_edges() -> None:
+    """At the all-profiles gate's share (75 s: 40,000 sweep steps) 2.4.1 (KAFKA-9232's same-millisecond rule) sweeps
+    120,000 steps, 0.10.0 (deadline arithmetic) 80,000, 2.7.0 and 3.9 (time rules nothing out) 40,000; a profile run
+    alone at 150 s stops at 120,000 where time decides, and a plan of more steps than that keeps its own."""
+    gate, alone, big = Plan.for_budget(75), Plan.for_budget(150), Plan.for_budget(600)
+    assert gate.sweep_steps == 40000 and alone.sweep_steps == 80000 and big.sweep_steps == 320000
+    assert {p: directed_steps(p, gate) for p in ("0.10.0", "2.4.1", "2.7.0", "3.9")} == \
+        {"0.10.0": 80000, "2.4.1": 120000, "2.7.0": 40000, "3.9": 40000}
+    assert directed_steps("2.4.1", alone) == directed_steps("0.10.0", alone) == 120000
+    assert directed_steps("2.4.1", big) == directed_steps("3.9", big) == 320000
+
+
+def test_a_timing_stays_a_target_until_tried_twice_where_a_new_members_op_time_decides_edges() -> None:
+    """2.4.1's timed map (new members' op times) keeps a (source, timing) a planning target until an edge was tried
+    there twice, 0.10.0's once; the planning's distances count it so: after one try of an edge in its timing, the
+    2.4.1 source is still 0 away, the 0.10.0 source no longer is (unless another edge keeps it)."""
+    for profile, spend in (("2.4.1", 2), ("0.10.0", 1)):
+        tmap = timed_map(profile, CHURN, PUPPET_KINDS)
+        fits = source_timings(profile, CHURN, PUPPET_KINDS)
+        assert tmap is not None and tmap.spend == spend, profile
+        out: dict[State, list[tuple[State, str, State]]] = {}
+        for edge in sorted(fits, key=lambda e: (e[0].short(), e[1], e[2].short())):
+            out.setdefault(edge[0], []).append(edge)
+        table = target_table(tmap, out, fits)
+        alone = [(e, n) for e, n in table if len(n) == 1 and
+                 sum(n[0][1] in {m for _, m in o} for _, o in table) == 1]
+        assert alone, profile
+        edge, ((sign, node),) = alone[0]
+        once = {edge: {sign: 1}}
+        assert (node in targets(table, set(), once, tmap.spend)) == (spend == 2), profile
+        assert node not in targets(table, set(), {edge: {sign: 2}}, tmap.spend)

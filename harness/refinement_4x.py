@@ -16,6 +16,7 @@ from functools import lru_cache
 
 from core.actions import Action
 from harness.abstraction_4x import abstract
+from harness.answers_4x import AnswerCheck, Taken as AnswersTaken
 from harness.world import World
 from model.state import ABSENT_GROUP, AbstractAction, Scope, State, padded
 from model.step import JOIN_KINDS, step, successors
@@ -36,6 +37,8 @@ class Judged:
     before: State
     after: State
     path: tuple[AbstractAction, ...] | None
+    #: why the step's answers are no model outcome's (harness/answers_4x.py; None: they are, or not judged)
+    answers: str | None = None
 
 
 def model_scope(world: World, members: int, static: bool) -> Scope:
@@ -130,13 +133,17 @@ class Taken:
     seqs: frozenset[int]
     logged: int
     kinds: frozenset[str] | None
+    answers: AnswersTaken | None = None
 
 
 class StateRefinement4x:
     """Judges each step of a world running the Java runtime against 4.1's model."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, answers: bool = True) -> None:
         self.world = world
+        #: the answers half (harness/answers_4x.py): each judged step's answers against the model outputs of a path
+        self.answers = AnswerCheck(world) if answers else None
+        self._rerun_answers: AnswersTaken | None = None
         self.profile = world.profile.name
         self.inert: frozenset[int] = frozenset()
         self.state = self._abstract()
@@ -196,15 +203,32 @@ class StateRefinement4x:
 
     def before_step(self, action: Action) -> Taken:
         """What ``after_step`` needs, taken before the world steps with ``action``."""
+        answers = None
+        if self.answers is not None and action.kind != "Choose":
+            answers = self.answers.take(action, self.state, self.inert)
         return Taken(len(self.state.appends), self._group(), self._task_seqs(), len(self.world.coord.errors),
-                     allowed_kinds(self.world, action))
+                     allowed_kinds(self.world, action), answers)
 
     def after_step(self, action: Action, taken: Taken) -> Judged:
         """Judge the step the world just took; a step after a half-way throw is not judged (path ``()``)."""
         self._track(taken.group, taken.seqs)
         self.halfway = self.halfway or self._thrown(taken.logged)
+        reverted = self.reverted
+        answers = taken.answers
+        if action.kind == "Choose":   # the previous step again, from the world before it
+            answers = self._rerun_answers
+        else:
+            self._rerun_answers = answers
         judged = self.judge(action, taken.appends, taken.kinds)
-        return Judged(judged.before, judged.after, ()) if self.halfway else judged
+        if self.halfway:
+            return Judged(judged.before, judged.after, ())
+        if judged.path is None or answers is None or self.answers is None or self.reverted != reverted:
+            return judged
+        kinds = self._rerun_kinds if action.kind == "Choose" else taken.kinds
+        static = any(s.static for s in judged.before.slots + judged.after.slots)
+        scope = model_scope(self.world, len(judged.before.slots), static)
+        why = self.answers.judge(answers, action, judged.before, judged.after, scope, taken.appends, kinds)
+        return Judged(judged.before, judged.after, judged.path, why)
 
     def step(self, action: Action) -> Judged:
         taken = self.before_step(action)
@@ -215,7 +239,7 @@ class StateRefinement4x:
 def reason(judged: Judged, action: Action, step: int, profile: str) -> str | None:
     """The one-line reason a judged step does not refine the model (None: it does)."""
     if judged.path is not None:
-        return None
+        return None if judged.answers is None else f"step {step}: {judged.answers} (profile {profile})"
     return (f"step {step} ({action}) is no model path on profile {profile}:\n  before {judged.before.short()}"
             f"\n  after  {judged.after.short()}")
 

@@ -145,10 +145,19 @@ def _pending(world: World) -> dict[Key, Pending]:
 
 
 def _silenced(world: World, before: Before) -> list[tuple[Slot, str]]:
+    """Model answers the runtime cannot give: to a member whose parked future a failed write already answered, and
+    the store callback's answer to a static restart whose JoinGroup was answered since (a join completion): a
+    CompletableFuture completes once (GroupMetadataManager.java@4.1.1:7218-7261 completes the restart's future)."""
     group = before.group
     if group is None:
         return []
     out = []
+    part = _partition(world)
+    for write in sorted(part.log.writes.values(), key=lambda w: w.seq) if part is not None else ():
+        callback = write.callback
+        if not write.done and callback and callback[0] == "static" and write.future is not None \
+                and write.future.done:
+            out.append((before.slot_of.get(str(callback[4]), FREE), "JoinGroup"))
     for mid, m in sorted(group.members.items()):
         for fut, api in ((m.awaiting_join, "JoinGroup"), (m.awaiting_sync, "SyncGroup")):
             if fut is not None and fut.done:
@@ -270,14 +279,16 @@ class AnswerCheck:
         if action.kind == "Receive" and before.request is None:
             return None   # a request of another group
         p = get_model_profile(world.profile.name)
-        failed, ambiguous, fresh, why = self._split(taken, action)
+        detail = _detail(action, taken.timer)
+        failed, ambiguous, fresh, why = self._split(taken, action, detail)
         if why is not None:
             return why
         fixed = None
         if before.request is not None:
             labelled = label_all(world, before, action, b)
             fixed = labelled[0] if labelled is not None else None
-        detail = _detail(action, taken.timer)
+        elif b == a and not (failed or ambiguous or fresh):
+            return None   # no request, no answer, no state change: the empty sequence says exactly that
         if taken.timer is not None and taken.timer[0] == "write-timeout":
             kinds = frozenset()
         hb = before.slot_of.get(taken.timer[1], FREE) if taken.timer and taken.timer[0] == "heartbeat" else None
@@ -313,7 +324,7 @@ class AnswerCheck:
                 f"the model: {said or 'no path of this step reaches that state'}")
 
     # -- the coordinator side ---------------------------------------------------------------------------------
-    def _split(self, taken: Taken, action: Action) -> tuple[list[Response], list[Response], list[Response],
+    def _split(self, taken: Taken, action: Action, detail: str) -> tuple[list[Response], list[Response], list[Response],
                                                             str | None]:
         """The step's answers: those of failed writes (judged by the model's error table), those that may be a failed
         write's or the model's (a parked request whose write failed), and the rest — with the answer the step's own
@@ -326,7 +337,7 @@ class AnswerCheck:
             pending = resp.key in taken.pending and resp.key != own
             if held is not None and resp == held:
                 released.append(taken.pending[resp.key].seq if resp.key in taken.pending else -1)
-            elif held is not None and not pending:
+            elif held is not None and not (pending and detail):
                 return [], [], [], (f"{action} released {show([_plain(resp)])[0]} for request {resp.key}, whose "
                                     f"operation had decided {show([_plain(held)])[0]} (R3)")
             elif pending and resp.key in taken.before.parked:
@@ -353,7 +364,10 @@ class AnswerCheck:
 
     def _context(self, before: Before, fixed: tuple[AbstractAction, ...] | None) -> Context:
         profile = self.world.profile.name
-        ctx = Context(GroupAccess.of(live_group(self.world)), GroupAccess.of(before.append_group),
+        # the group answers are read from: the one in the map after the step, else (an unload) the object the step
+        # left Dead, whose fields the callbacks it ran answered from
+        group = live_group(self.world) or before.group
+        ctx = Context(GroupAccess.of(group), GroupAccess.of(before.append_group),
                       fact("join-response-protocol-type", profile), fact("static-rejoin-skips-assignment", profile),
                       dict(self.prior), dict(self.skip))
         req = before.request

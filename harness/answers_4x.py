@@ -298,7 +298,7 @@ class AnswerCheck:
         broken = [why for r in failed if (why := _table(r, detail, p)) is not None]
         if broken:
             return f"{action}: {broken[0]}"
-        tried = 0
+        tried, broke = 0, None
         for mask in product((False, True), repeat=len(ambiguous)):
             as_failed = [r for r, f in zip(ambiguous, mask, strict=True) if f]
             if any(_table(r, detail, p) is not None for r in as_failed):
@@ -313,13 +313,16 @@ class AnswerCheck:
                     if coarse and rule is None:
                         self._commit(taken, fixed, gots, failed + as_failed)
                         return None
+                    if coarse and broke is None:
+                        broke = rule
                     if tried > MAX_VARIANTS * 16:
                         break
         gots = did.gots(_Answered(fresh + ambiguous), before, p.batch_leave)   # type: ignore[arg-type]
         said = "; ".join(" ".join(map(str, s.actions)) + " answers " + (", ".join(str(x) for _, x in s.answers)
                                                                          or "nothing") for s in found[:6])
         name = " ".join(map(str, fixed)) if fixed else ""
-        return (f"{action}{' is ' + name if name else ''}: the coordinator answered "
+        rule = f"rule {broke} — " if broke else ""   # the answers are the model's but for this field (RULES)
+        return (f"{rule}{action}{' is ' + name if name else ''}: the coordinator answered "
                 f"{'; '.join(sorted(show(gots))) or 'nothing'} — no model outcome reaching {a.short()} answers so; "
                 f"the model: {said or 'no path of this step reaches that state'}")
 

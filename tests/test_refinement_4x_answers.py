@@ -103,7 +103,7 @@ def test_a_join_answer_with_a_wrong_leader_is_flagged() -> None:
             k = world.answered.index(joins[0])
             world.answered[k] = dataclasses.replace(joins[0], leader_id="nobody")
             why = reason(refinement.after_step(action, taken), action, len(world.steps) - 1, "4.1")
-            assert why is not None and "leader=nobody" in why, why
+            assert why is not None and "leader=nobody" in why and "rule join-leader-id" in why, why
             return
         assert reason(refinement.after_step(action, taken), action, len(world.steps) - 1, "4.1") is None
     pytest.fail("the calm walk completed no join")

@@ -276,6 +276,8 @@ class AnswerCheck:
         """None if the step's answers are those of a model sequence from ``b`` to ``a`` — else why not."""
         world, before = self.world, taken.before
         self.held = dict(taken.held)   # a Choose re-runs its step from the same checker state
+        if action.kind == "Choose" and before.action is not None:
+            action = before.action     # ... and is that step again, with other picks
         if action.kind == "Receive" and before.request is None:
             return None   # a request of another group
         p = get_model_profile(world.profile.name)

@@ -28,8 +28,9 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Hashable, Iterator, Mapping
 
 from core.responses import Response
-from model.outputs import (APPEND_GEN, ECHO, EMPTY_ID, GROUP_LEADER, GROUP_PROTOCOL, NO_LEADER, OWN, PRIOR_LEADER,
-                           SELF, STATIC, Answer, JoinLayout, answerable_on_a_dead_group, join_layout)
+from model.outputs import (APPEND_GEN, ECHO, EMPTY_ID, FORMER_ID, FORMER_LEADER, GROUP_LEADER, GROUP_PROTOCOL,
+                           NO_LEADER, OWN, PRIOR_LEADER, SELF, STATIC, STATIC_FORMER, Answer, JoinLayout,
+                           answerable_on_a_dead_group, join_layout)
 from model.state import FREE, Slot
 
 RULES = ("join-member-id", "join-leader-id", "join-member-list", "join-skip-assignment", "join-protocol",
@@ -104,6 +105,8 @@ class Context:
     skip: Mapping[Hashable, bool] = field(default_factory=dict)    # request key -> the JoinGroup was v9+
     #: (group object, member id, protocol) -> the member's metadata for it, as the shadow knows it (None: unknown)
     metadata: Callable[[Any, str, str], bytes | None] | None = None
+    #: member id a static replacement gave -> (leader id at that replacement, its JoinGroup asked to skip)
+    former: Mapping[str, tuple[str, bool]] = field(default_factory=dict)
 
 
 def _group_of(want: Want, ctx: Context) -> Any:
@@ -112,6 +115,10 @@ def _group_of(want: Want, ctx: Context) -> Any:
 
 def _layouts(want: Want, got: Got, ctx: Context) -> list[JoinLayout]:
     shape = want.answer.shape
+    if shape == STATIC_FORMER:   # the closure's request decides the form: the one that got the former id
+        known = ctx.former.get(got.resp.member_id)
+        return [join_layout(shape, typed=ctx.typed, skip_supported=s)
+                for s in ([False, True] if known is None else [known[1] and ctx.kip814])]
     if shape != STATIC:
         return [join_layout(shape, typed=ctx.typed)]
     skip = ctx.skip.get(got.resp.key)
@@ -132,14 +139,16 @@ def _join_fails(layout: JoinLayout, got: Got, group: Any, ctx: Context) -> str |
             OWN: r.member_id != "" and r.member_id in members,
             ECHO: r.member_id != "" and (r.member_id == got.mid
                                          or r.member_id in getattr(group, "pending_members", ())),
-            EMPTY_ID: r.member_id == ""}[layout.member]:
+            EMPTY_ID: r.member_id == "",
+            FORMER_ID: r.member_id != "" and r.member_id not in members and r.member_id in ctx.former}[layout.member]:
         return "join-member-id"
     if checks("join-leader-id"):
         prior = ctx.prior.get(r.key)
         fits = {SELF: r.leader_id != "" and r.leader_id == r.member_id,
                 GROUP_LEADER: r.leader_id != "" and r.leader_id == leader and r.leader_id != r.member_id,
                 PRIOR_LEADER: r.leader_id == prior if prior is not None else r.leader_id != "",
-                NO_LEADER: r.leader_id == ""}[layout.leader]
+                NO_LEADER: r.leader_id == "",
+                FORMER_LEADER: r.member_id in ctx.former and r.leader_id == ctx.former[r.member_id][0]}[layout.leader]
         if not fits:
             return "join-leader-id"
     if checks("join-member-list") and not _list_fits(layout.members, r, group, ctx):

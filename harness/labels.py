@@ -388,7 +388,8 @@ def _context(world: World, before: Before, acts: tuple[AbstractAction, ...], sha
     profile = world.profile.name
     ctx = Context(world.coord.groups.get(world.group_id), before.append_group,
                   fact("join-response-protocol-type", profile), fact("static-rejoin-skips-assignment", profile),
-                  dict(shadow.prior) if shadow is not None else {}, dict(shadow.skip) if shadow is not None else {})
+                  dict(shadow.prior) if shadow is not None else {}, dict(shadow.skip) if shadow is not None else {},
+                  former=dict(shadow.former) if shadow is not None else {})
     req = before.request
     if req is not None and acts and acts[0].kind == "JoinGroup/static-rejoin":   # its answer in this very step
         ctx.prior[req.key] = before.leader_id or ""   # type: ignore[index]

@@ -18,7 +18,8 @@ state. Whether a candidate *is* that abstract action is for the labelled refinem
 
 What the puppets stay within, so that the coverage map's exclusions (explore/coverage.py ``not_offered``)
 hold for them as for the simulated clients: the JoinGroup version of the profile's client generation (no
-rebalance timeout before JoinGroup v1, a known member id required from v4, KIP-394), each client's fixed
+rebalance timeout before JoinGroup v1, a known member id required from v4, KIP-394, supportSkippingAssignment from
+v9, KIP-814), each client's fixed
 protocol metadata but for a subscription change where the scope has ``resubscribes`` (``JoinGroup/changed``), a
 group.instance.id only for the static actions and a static member's own requests (``INSTANCES``: two, as the static
 world's clients hold), and the scope's switches (LeaveGroup only with ``leaves``, OffsetCommit only with ``commits``;
@@ -77,7 +78,8 @@ class _Builder:
             rebalance = session          # JoinGroup v0 has no rebalance timeout: the coordinator uses the session's
         return self.receive(position, client, "JoinGroup", member_id=member_id, session_timeout_ms=session,
                             rebalance_timeout_ms=rebalance, protocol_type=protocol_type, protocols=protocols,
-                            require_known_member_id=self.version.join_group_v4, group_instance_id=instance)
+                            require_known_member_id=self.version.join_group_v4, group_instance_id=instance,
+                            support_skipping_assignment=self.version.join_group_version >= 9)   # KIP-814, as clients
 
 
 def owner(member_id: str) -> int:

@@ -78,10 +78,13 @@ class Shadow:
     pending: dict[int, tuple[Record | None, dict[str, bytes]]] = field(default_factory=dict)   # append seq ->
     prior: dict[Hashable, str] = field(default_factory=dict)    # request key -> leader id when it was replaced
     skip: dict[Hashable, bool] = field(default_factory=dict)    # request key -> a v9 restart on a KIP-814 release
+    #: member id a static restart was given -> (leader id when it was replaced, the restart asked to skip): what the
+    #: answer of its store callback names when a later restart re-keyed the member (model/static.py ``_rekeyed``)
+    former: dict[str, tuple[str, bool]] = field(default_factory=dict)
 
     def copy(self) -> "Shadow":
         return Shadow(dict(self.members), self.protocol, self.protocol_type, self.durable, dict(self.pending),
-                      dict(self.prior), dict(self.skip))
+                      dict(self.prior), dict(self.skip), dict(self.former))
 
     @staticmethod
     def adopt(coord: Any, group_id: str) -> "Shadow":
@@ -118,6 +121,9 @@ class Shadow:
         if st.kind == "JoinGroup/static-rejoin" and st.accepted:   # what its answer names, now or from a callback
             self.prior[st.request.key] = st.leader_before or ""
             self.skip[st.request.key] = st.skip
+            given = st.group_after.static_members.get(st.request.group_instance_id) if st.group_after else None
+            if given is not None:
+                self.former[given] = (st.leader_before or "", st.skip)
         if group is None:
             self.members, self.protocol, self.protocol_type = {}, None, None
         else:

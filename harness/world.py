@@ -120,6 +120,8 @@ class World:
         self.answered: list[Response] = []   # the responses the last step produced, in order (refinement reads them)
         #: answers to external clients' requests, for the server to send (not world state: see harness.external)
         self.outbox: list[tuple[tuple[int, int], str, Any]] = []
+        #: received JoinGroups that set supportSkippingAssignment: history, like ``steps`` (a fork copies both)
+        self.skipping_joins: set[tuple[int, int]] = set()
         self._version = 0                              # bumped by every step/restore
         self._enabled_version = -1
         self._enabled: tuple[Action, ...] = ()
@@ -306,16 +308,22 @@ class World:
         self._call(req, self.group_id, self.configs[req.client].client_id)
 
     def asks_to_skip_assignment(self, key: Any) -> bool:
-        """Whether request ``key`` (client, corr) came from a simulated client that sends JoinGroup v9+ and so sets
-        supportSkippingAssignment (KIP-814; ``Client`` builds it from its version). A real (external) client's
-        request is not on record here and counts as not asking."""
+        """Whether JoinGroup ``key`` (client, corr) set supportSkippingAssignment (KIP-814): a simulated client's
+        does from JoinGroup v9 (``Client`` builds it from its version); a received one (a puppet's, a real
+        client's) if its request said so."""
         client = key[0] if isinstance(key, tuple) and key else None
-        if not isinstance(client, int) or not 0 <= client < len(self.configs) or self.kinds[client] == "external":
+        if not isinstance(client, int) or not 0 <= client < len(self.configs):
             return False
+        if self.kinds[client] == "external":
+            return key in self.skipping_joins
         return self.configs[client].version.join_group_version >= 9
 
     def _receive(self, a: Action) -> None:
         wire = WireRequest.from_payload(str(a.arg))
+        if wire.api == "JoinGroup" and wire.support_skipping_assignment:
+            # a fact of the request, not state: correlation ids are unique along a run, and a puppet's flag is the
+            # profile's client version's whatever branch sent it (harness/puppets.py)
+            self.skipping_joins.add((a.client, wire.corr))
         self._call(wire.request(a.client), wire.group_id, wire.client_id, wire.members, dict(wire.offsets),
                    wire.api_version)
 

@@ -48,7 +48,7 @@ def _rejoin_state(rejoin: StaticRejoin | None) -> tuple[Any, ...] | None:
         return None
     return (rejoin.group_instance_id, rejoin.old_member_id, rejoin.new_member_id, rejoin.old_protocols,
             rejoin.old_rebalance_timeout_ms, rejoin.old_session_timeout_ms, rejoin.leader_id, rejoin.future_key,
-            rejoin.skip_assignment)
+            rejoin.skip_assignment) + ((rejoin.holder_id,) if rejoin.holder_id else ())   # older snapshots stay
 
 
 def _op_state(op: DelayedOperation) -> tuple[Any, ...]:

@@ -4,7 +4,7 @@ GroupCoordinator. Per-release differences are read from ``profile.static_members
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Hashable
 
 from core.events import StaticMemberReplaced
@@ -37,6 +37,15 @@ class StaticRejoin:
     leader_id: str | None            # the leader before the replacement: the answer names it
     future_key: Hashable             # the JoinGroup the answer goes to
     skip_assignment: bool = False    # KIP-814: the client can skip the assignment and the release lets it
+    #: the id the replaced member object holds now ("" = ``new_member_id``): Kafka's callback closes over the object
+    #: (knownStaticMember), and a later restart of the same instance re-keys that object (replaceStaticMember keeps
+    #: it, GroupMetadata.scala 3.9.0-rc3 lines 319-340, 2.7.0 lines 305-326) — the callback then acts on the newer
+    #: restart's member (GroupCoordinator.scala 3.9.0-rc3 lines 1383-1384, 1410-1440; 2.7.0 lines 1061-1062, 1074-1082)
+    holder_id: str = ""
+
+    @property
+    def holder(self) -> str:
+        return self.holder_id or self.new_member_id
 
 
 class StaticMembershipMixin(CoordinatorBase):
@@ -101,7 +110,16 @@ class StaticMembershipMixin(CoordinatorBase):
     def _replace_static_member(self, group: GroupMetadata, instance_id: str, old_member_id: str,
                                new_member_id: str) -> MemberMetadata:
         self._event(StaticMemberReplaced, instance_id, old_member_id, new_member_id)
-        return group.replace_static_member(instance_id, old_member_id, new_member_id)
+        member = group.replace_static_member(instance_id, old_member_id, new_member_id)
+        self._follow_rekeyed(group, old_member_id, new_member_id)
+        return member
+
+    def _follow_rekeyed(self, group: GroupMetadata, old_member_id: str, new_member_id: str) -> None:
+        """The pending static appends of ``group`` whose member object was just re-keyed follow it to its new id."""
+        for pending in self.appends:
+            r = pending.rejoin
+            if r is not None and pending.group is group and r.holder == old_member_id:
+                pending.rejoin = replace(r, holder_id=new_member_id)
 
     def _static_rejoin_outside_join_phase(self, group: GroupMetadata, member: MemberMetadata,
                                           rejoin: StaticRejoin, rule: str) -> None:
@@ -138,8 +156,17 @@ class StaticMembershipMixin(CoordinatorBase):
     def on_store_static_member(self, group: GroupMetadata, rejoin: StaticRejoin, error: Errors) -> None:
         """The store callback of a static id replacement. Unlike the SyncGroup callback it has no
         state/generation guard (Kafka's has none); success answers the member's parked JoinGroup, failure
-        reverts the replacement and answers the store error with member id "" (SPEC.md §3.1 J5a step 4)."""
-        member = group.members.get(rejoin.new_member_id)
+        reverts the replacement and answers the store error with member id "" (SPEC.md §3.1 J5a step 4).
+
+        It acts on the member *object* of the replacement wherever it is now: re-keyed by a later restart of the
+        instance, success answers that restart's parked JoinGroup (with this replacement's member id), and failure
+        clears that restart's parked JoinGroup unanswered (updateMember with no callback) before the revert's
+        replaceStaticMember(new → old) throws — GroupCoordinator.scala 3.9.0-rc3 lines 1383-1384 and 1410-1440, 2.7.0
+        lines 1061-1062 and 1074-1082. A member that left the group is detached: its parked join was answered when it
+        left, so success does nothing and failure only throws (Kafka's updateMember on the detached object moves the
+        group's protocol counts by its protocols and back; not restated: it nets out unless the member rejoined with
+        other protocols before it left)."""
+        member = group.members.get(rejoin.holder)
         if error is Errors.NONE:
             if member is not None:
                 group.invoke_join_callback(member, self._static_rejoin_result(group, rejoin))
@@ -149,6 +176,8 @@ class StaticMembershipMixin(CoordinatorBase):
         parked = member.awaiting_join
         group.update_member(member, rejoin.old_protocols, rejoin.old_rebalance_timeout_ms,
                             rejoin.old_session_timeout_ms, None)
+        if member.member_id != rejoin.new_member_id:   # re-keyed by a later restart: its join is dropped, then throw
+            raise IllegalArgumentError(f"cannot replace non-existing member id {rejoin.new_member_id}")
         self._replace_static_member(group, rejoin.group_instance_id, rejoin.new_member_id, rejoin.old_member_id)
         self.complete_and_schedule_next_expiration(group, member)
         future = parked if parked is not None and parked.key == rejoin.future_key else self._future(

@@ -30,7 +30,7 @@ def fork(run: CheckedRun) -> CheckedRun:
     old = run.world
     world = World(old.profile.name, old.scope, clients=old.kinds, seed=old.seed, record=True, mutant=old.mutant)
     world.restore(old.snapshot())
-    world.steps = list(old.steps)
+    world.steps, world.skipping_joins = list(old.steps), set(old.skipping_joins)
     checker = copy.copy(run.checker)
     checker.world = world
     checker.monitors = {}

@@ -36,7 +36,10 @@ APPEND_GEN = "append"
 LEADER_LIST, LEADER, FOLLOWER, ERROR_ID, ERROR_NO_ID = "leader+members", "leader", "follower", "error+id", "error"
 #: the answer of a static id replacement (NONE, the current generation) and the store error of its revert
 STATIC, ERROR_PRIOR = "static", "error+prior"
-JOIN_SHAPES = (LEADER_LIST, LEADER, FOLLOWER, STATIC, ERROR_ID, ERROR_NO_ID, ERROR_PRIOR)
+#: the success answer of a replacement whose member a later restart of the instance re-keyed: it goes to that
+#: restart's parked JoinGroup and names the earlier replacement's member id (model/static.py ``_rekeyed``)
+STATIC_FORMER = "static+former-id"
+JOIN_SHAPES = (LEADER_LIST, LEADER, FOLLOWER, STATIC, ERROR_ID, ERROR_NO_ID, ERROR_PRIOR, STATIC_FORMER)
 #: delayed operations and the sources of their delays (SPEC.md §4.4–§4.9)
 HEARTBEAT_OP, PENDING_OP, JOIN_OP, INITIAL_JOIN_OP, SYNC_OP = "heartbeat", "pending", "join", "initial-join", "sync"
 SESSION, NEW_MEMBER, REBALANCE, INITIAL = "session", "new-member", "rebalance", "initial"
@@ -115,9 +118,13 @@ class Outputs:
 #: the member id of a JoinGroup answer: the id the answered member holds after the step ("own"), the id the request
 #: or the answered member carried before the step ("echo"; a new pending id for MEMBER_ID_REQUIRED), or ""
 OWN, ECHO, EMPTY_ID = "own", "echo", "none"
+#: ... or an id the answered member held before a later static restart replaced it (no member any more)
+FORMER_ID = "former"
 #: the leader id of a JoinGroup answer: the answered member's own id, the id of the group's leader after the step,
 #: the id that led the group when the static replacement this answer belongs to was taken, or ""
 SELF, GROUP_LEADER, PRIOR_LEADER, NO_LEADER = "self", "leader", "prior", "none"
+#: ... or the id that led the group when the replacement that gave the answer's (former) member id was taken
+FORMER_LEADER = "prior-of-former"
 #: the protocol name / type of an answer: the group's (its selected protocol; its recorded type) or none
 GROUP_PROTOCOL, NO_PROTOCOL = "group", "none"
 
@@ -126,8 +133,8 @@ GROUP_PROTOCOL, NO_PROTOCOL = "group", "none"
 class JoinLayout:
     """Every field of a JoinGroup answer, as relations to the group and the request (SPEC.md §3.1)."""
 
-    member: str          # OWN / ECHO / EMPTY_ID
-    leader: str          # SELF / GROUP_LEADER / PRIOR_LEADER / NO_LEADER
+    member: str          # OWN / ECHO / EMPTY_ID / FORMER_ID
+    leader: str          # SELF / GROUP_LEADER / PRIOR_LEADER / NO_LEADER / FORMER_LEADER
     members: bool        # the full member list: (member id, group.instance.id, metadata of the group's protocol)
     skip: bool           # skipAssignment [3.2+, KIP-814]
     protocol: str        # protocol name: GROUP_PROTOCOL / NO_PROTOCOL
@@ -154,6 +161,10 @@ def join_layout(shape: str, *, typed: bool, skip_supported: bool = False, leader
             return JoinLayout(OWN, SELF if leader_after else GROUP_LEADER, leader_after, leader_after,
                               GROUP_PROTOCOL, typ)
         return JoinLayout(OWN, PRIOR_LEADER, False, False, GROUP_PROTOCOL, typ)
+    if shape == STATIC_FORMER:   # the earlier replacement's answer: its leader, or KIP-814's follower form
+        if skip_supported:       # isLeader(the former id) is false: the group's leader, no list, no skip
+            return JoinLayout(FORMER_ID, GROUP_LEADER, False, False, GROUP_PROTOCOL, typ)
+        return JoinLayout(FORMER_ID, FORMER_LEADER, False, False, GROUP_PROTOCOL, typ)
     if shape == ERROR_PRIOR:   # the revert: member id "", the current generation, protocol and old leader id
         return JoinLayout(EMPTY_ID, PRIOR_LEADER, False, False, GROUP_PROTOCOL, typ)
     if shape == ERROR_ID:

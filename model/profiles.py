@@ -92,6 +92,9 @@ class ModelProfile:
     stable_sync_reschedules: bool = True    # R9: False = a SyncGroup in Stable leaves the session timer alone
     refusal_checks_join: bool = True        # R10: False = a GROUP_MAX_SIZE_REACHED refusal skips the join check
     static_replacement_keeps_new: bool = True   # R12: False = the replacement is a new member object, never new
+    #: 2.6.1–3.9: a replacement re-keys the member object, so a pending store callback of an earlier replacement
+    #: acts on the later restart's member (model/static.py ``_rekeyed``); 4.x builds a new object (R12)
+    replacement_rekeys_member: bool = False
     #: 4.x: ``State.fresh`` is "this rebalance started from Empty" (newMemberAdded may be set, GMM@4.1.1:6819-6822),
     #: not "generation 0" (3.x, GroupCoordinator.scala@3.9.1:1329-1331)
     fresh_is_initial_rebalance: bool = False
@@ -200,6 +203,8 @@ def model_profile(name: str) -> ModelProfile:
         keyed_timers=has("keyed-timers"), stable_sync_reschedules=not has("stable-sync-keeps-session-timer"),
         refusal_checks_join=not has("max-size-refusal-skips-join-check"),
         static_replacement_keeps_new=not has("static-replacement-is-a-new-member"),
+        replacement_rekeys_member=has("static-rejoin-persisted-in-stable")
+        and not has("static-replacement-is-a-new-member"),
         fresh_is_initial_rebalance=has("new-member-added-in-initial-rebalance"),
         expiry_completes_initial_join=has("expiry-completes-initial-join"),
         pending_leave_rebalances=has("pending-leave-rebalances"),

@@ -11,8 +11,8 @@ GroupMetadata.scala 3.9.0-rc3 lines 319-340). Both move to a free slot, an id th
 """
 from __future__ import annotations
 
-from model.outputs import (APPEND_GEN, CURRENT, ERROR_ID, ERROR_PRIOR, FROM_MEMBERS, NONE_GEN, STATIC, WRITE_STATIC,
-                           store_error)
+from model.outputs import (APPEND_GEN, CURRENT, ERROR_ID, ERROR_PRIOR, FROM_MEMBERS, NONE_GEN, STATIC, STATIC_FORMER,
+                           WRITE_STATIC, store_error)
 from model.profiles import ModelProfile
 from model.rules import W, Ws, add_member, check_join, each, maybe_prepare, prepare, reschedule
 from model.state import ABSENT, ABSENT_GROUP, APPEND_STATIC, COMPLETING, FREE, PREPARING, Slot
@@ -98,17 +98,39 @@ def complete_static_append(p: ModelProfile, w: W, ok: bool, pending_static: int)
     than slots are marked (``pending_static`` counts them before this one was taken) — for an id that is gone
     since (replaced again, or removed): then success does nothing and failure cannot revert (IllegalState)."""
     targets = [i for i, s in enumerate(w.slots) if s.persist]
-    out: Ws = [w.copy()] if pending_static > len(targets) else []
+    out: Ws = [w.copy()] + _rekeyed(p, w, ok) if pending_static > len(targets) else []
     for i in targets:
         x = w.copy().set(i, persist=False)
         out += _store_ok(p, x, i) if ok else _revert(p, x, i)
     return out
 
 
+def _rekeyed(p: ModelProfile, w: W, ok: bool) -> Ws:
+    """The callback of an id gone since, when a later restart of the same instance re-keyed the member object
+    (replaceStaticMember keeps the object, GroupMetadata.scala 3.9.0-rc3 lines 319-340): the callback closes over the
+    object, so it acts on that restart's member — some static member now. Success answers its parked JoinGroup NONE
+    with the earlier replacement's member id (GroupCoordinator.scala 3.9.0-rc3 lines 1410-1440, 2.7.0 lines
+    1074-1082); failure clears it unanswered (updateMember with no callback, 3.9.0-rc3 line 1383, 2.7.0 line 1061)
+    before the revert's replaceStaticMember throws (findings static-store-answers-the-next-restart-with-its-old-id,
+    failed-static-store-drops-the-next-restarts-join)."""
+    if not p.replacement_rekeys_member:
+        return []
+    out: Ws = []
+    # the re-keyed object was a Stable member when its first restart was taken: never new since (isNew is set only
+    # when a member is added and cleared by its join answer; a replacement keeps it, 2.x and 3.x)
+    for j in [j for j, s in enumerate(w.slots) if s.member and s.static and s.awaiting_join and not s.is_new]:
+        x = w.copy()
+        if ok:
+            x.answer(j, "JoinGroup", "NONE", CURRENT, STATIC_FORMER)
+        out.append(x.set(j, awaiting_join=False))
+    return out
+
+
 def complete_orphan_append(p: ModelProfile, w: W, ok: bool) -> Ws:
     """The callback of a static append whose group object left the cache acts on that object: it answers the
     JoinGroup it still holds parked (success: NONE; failure: the store error with member id ""), with that
-    object's generation — or nothing, when that member's join was answered already or its id is gone, and on
+    object's generation (with an earlier replacement's id where a later restart re-keyed the member, ``_rekeyed``)
+    — or nothing, when that member's join was answered already or its id is gone, and on
     success for a leader whose v9 restart asked to skip the assignment (KIP-814): the answer to it would list the
     members, which a Dead group cannot give (model/outputs.py ``answerable_on_a_dead_group``: the success answer's
     ``static`` shape has no layout for it, so only "nothing" fits) and the join stays parked."""
@@ -117,7 +139,10 @@ def complete_orphan_append(p: ModelProfile, w: W, ok: bool) -> Ws:
         answered.answer(-1, "JoinGroup", "NONE", APPEND_GEN, STATIC)
     else:
         answered.answer(-1, "JoinGroup", store_error(w.detail, p.store_errors), APPEND_GEN, ERROR_PRIOR)
-    return [w, answered]
+    if not (ok and p.replacement_rekeys_member):
+        return [w, answered]
+    # a later restart re-keyed the object's member: its join is answered with the earlier id (``_rekeyed``)
+    return [w, answered, w.copy().answer(-1, "JoinGroup", "NONE", APPEND_GEN, STATIC_FORMER)]
 
 
 def _store_ok(p: ModelProfile, w: W, i: int) -> Ws:

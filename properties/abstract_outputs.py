@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from model.outputs import ERROR_PRIOR, LEADER_LIST, NEW, SOURCES, STATIC, Answer, Outputs
+from model.outputs import ERROR_PRIOR, LEADER_LIST, NEW, SOURCES, STATIC, STATIC_FORMER, Answer, Outputs
 from model.state import MEMBER, PENDING, AbstractAction, State
 from model.releases import Predicate, all_of, everywhere, when
 from properties.catalog import always_step, for_profile
@@ -135,7 +135,7 @@ def new_member_delay(before: State, step: ModelStep, after: State) -> Witness | 
                  source="SPEC.md §3.1 J5a step 4 (replaceStaticMember, the store callback and its revert)",
                  applies_to=when("static-membership"))
 def static_answer_to_static_member(before: State, step: ModelStep, after: State) -> Witness | None:
-    bad = [a.slot for a in _joins(step) if a.shape in (STATIC, ERROR_PRIOR) and a.slot >= 0
+    bad = [a.slot for a in _joins(step) if a.shape in (STATIC, ERROR_PRIOR, STATIC_FORMER) and a.slot >= 0
            and not (after.slots[a.slot].member and after.slots[a.slot].static)]
     return {"answers": str(step.outputs), "not_static": bad} if bad else None
 

@@ -13,6 +13,7 @@ from properties.catalog import Witness, always_step
 from properties.concrete_state import orphan_static_completion, orphan_static_join, stranded_leader_join
 from properties.observation import Observation, RequestObs, delivered_key, delivered_request
 from properties.static_reads import replacement_answers
+from properties.static_rekeyed import answers_old_id, drops_next_join
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -129,6 +130,8 @@ def not_dropped(before: Observation, step: Step, after: Observation) -> Witness 
             continue   # answered already by its write's end (timed_out_on_member); the member let go of it
         if p.api == "JoinGroup" and reverted_join(before, step, holder=p.member_id):
             continue
+        if drops_next_join(before, step, p):
+            continue   # finding failed-static-store-drops-the-next-restarts-join: updateMember with no callback
         if stranded_leader_join(before, p) and all(g.incarnation != p.incarnation for g in after.groups):
             continue   # finding unloaded-skip-assignment-leader-store-throws: its Dead object went out of reach
         if p.member_id in leavers and (p.api == "SyncGroup" or not fact("removal-answers-parked-join", after.profile)):
@@ -228,7 +231,7 @@ def join_response_fields(before: Observation, step: Step, after: Observation) ->
     g = after.group
     replacing = replacement_answers(before, step)   # they name the leader before the replacement (§3.1 J5a 4)
     for r in step.responses:
-        if r.api != "JoinGroup" or r.error != "NONE":
+        if r.api != "JoinGroup" or r.error != "NONE" or answers_old_id(before, step, r):
             continue
         gen = None if r.generation_id == NO_GENERATION else str(r.generation_id)
         leader_ok = r.key in replacing or shown(r.leader_id) == g.leader_id if g is not None else False

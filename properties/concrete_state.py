@@ -10,6 +10,7 @@ from harness.excuses import excused
 from model.releases import any_of, fact, unless, when
 from properties.catalog import Witness, always, always_step
 from properties.observation import GroupObs, Observation, delivered_request
+from properties.static_rekeyed import timeouts_set_back
 
 E, PR, CR, S, D = (GroupState.EMPTY, GroupState.PREPARING_REBALANCE, GroupState.COMPLETING_REBALANCE,
                    GroupState.STABLE, GroupState.DEAD)
@@ -289,7 +290,7 @@ def idle_member_watched(obs: Observation) -> Witness | None:
             limit = obs.new_member_join_timeout_ms if m.is_new else m.session_timeout_ms
             expected = obs.time_ms + limit
             ok = any(not op.pending and op.deadline_ms <= expected for op in ops)
-        if not ok:
+        if not ok and not timeouts_set_back(obs, m, ops):
             return {"member": m.member_id, "state": g.state.value, "awaiting_join": False, "awaiting_sync": False,
                     "live_heartbeat_deadlines": [op.heartbeat_deadline_ms for op in ops],
                     "expected_deadline_at_most": expected}

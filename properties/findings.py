@@ -216,6 +216,33 @@ FINDINGS: tuple[Finding, ...] = (
         "static scope's sweep once it reached Stable.",
         "failed_static_store_of_a_departed_member_throws"),
     Finding(
+        "static-store-answers-the-next-restart-with-its-old-id",
+        profiles_where(all_of(when("static-rejoin-persisted-in-stable"), unless("static-replacement-is-a-new-member"))),
+        ("join-response-carries-the-group-generation-and-leader",),
+        "A static member restarts in Stable and its store waits; the same instance restarts again before the store "
+        "completes (a client that gave up on its JoinGroup and sent another). replaceStaticMember re-keys the same "
+        "member object (GroupMetadata.scala 3.9.0-rc3 lines 319-340, 2.7.0 lines 305-326), and the first store's "
+        "callback closes over that object: its success answers the *second* restart's parked JoinGroup NONE with the "
+        "first restart's member id — no member any more — and the leader of when the first id was given "
+        "(GroupCoordinator.scala 3.9.0-rc3 lines 1410-1440, 2.7.0 lines 1074-1082). The client then speaks with an "
+        "id its instance no longer maps to and is fenced (FENCED_INSTANCE_ID, fatal to a Java consumer). The model "
+        "has it (model/static.py _rekeyed). Found by reading the source (issue 27 §3), witnessed by the gate.",
+        "test_a_successful_store_answers_the_next_restart_with_its_old_id",
+        fixed_by="static-replacement-is-a-new-member"),
+    Finding(
+        "failed-static-store-drops-the-next-restarts-join",
+        profiles_where(all_of(when("static-rejoin-persisted-in-stable"), unless("static-replacement-is-a-new-member"))),
+        ("parked-request-is-answered-not-dropped", "idle-member-has-a-live-heartbeat-expiration"),
+        "The failing case of static-store-answers-the-next-restart-with-its-old-id: the first store fails, and its "
+        "revert first updates the member object — now the second restart's — with no callback and the first "
+        "restart's timeouts (GroupCoordinator.scala 3.9.0-rc3 line 1383, 2.7.0 line 1061), which drops the second "
+        "restart's parked JoinGroup unanswered (the client waits out its request timeout) and shortens the session "
+        "without rescheduling its expiration, then throws on replaceStaticMember (finding "
+        "failed-static-store-of-a-departed-member-throws). The model has it (model/static.py _rekeyed). Found by "
+        "reading the source, witnessed by the gate.",
+        "test_a_failed_store_drops_the_next_restarts_join",
+        fixed_by="static-replacement-is-a-new-member"),
+    Finding(
         "static-restart-keeps-a-protocol-it-does-not-support",
         profiles_where(all_of(when("static-membership"), unless("static-rejoin-persisted-in-stable"))),
         ("stable-or-completing-group-has-members-and-a-common-protocol",),

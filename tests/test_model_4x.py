@@ -35,8 +35,11 @@ def test_4_1_is_modelled_but_not_judged_and_its_switches_come_from_its_facts() -
                 "fresh_is_initial_rebalance", "expiry_completes_initial_join", "pending_leave_rebalances")
     assert [getattr(p, n) for n in switches] == [True, False, False, False, True, True, True]
     assert [getattr(q, n) for n in switches] == [False, True, True, True, False, False, False]
+    # R6 (fact sync-while-loading-load-in-progress): a SyncGroup to a loading partition is LOAD_IN_PROGRESS
+    assert dict(p.loading_answers) == {**q.loading_answers, "SyncGroup": "COORDINATOR_LOAD_IN_PROGRESS"}
+    assert q.loading_answers["SyncGroup"] == "REBALANCE_IN_PROGRESS"
     # everything else is 3.9's protocol
-    same = {f.name for f in dataclasses.fields(p)} - {"name", "store_errors", *switches}
+    same = {f.name for f in dataclasses.fields(p)} - {"name", "store_errors", "loading_answers", *switches}
     assert {n: getattr(p, n) for n in same} == {n: getattr(q, n) for n in same}
 
 

@@ -44,10 +44,12 @@ def test_the_manifest_pins_exactly_the_pinned_scopes() -> None:
     assert [r.name for r in ROWS if r.slow] == ["2.4.1-m4-deferred-a2"] + [
         f"{p}-m3-deferred-a2-static" for p in ("2.4.1", "2.7.0", "3.9", "4.1")]
     # 3.9's static graph grew with SPEC.md Corrections 3 (a replaced id keeps owing its SyncGroup); 4.1's differs by
-    # its switches (model/profiles.py)
+    # its switches (model/profiles.py). 2.7.0's and 3.9's grew again with the store callback of a replacement whose
+    # member a later restart re-keyed (model/static.py _rekeyed), and 3.9's and 4.1's with a v9 leader's store that
+    # answers nothing in PreparingRebalance (_store_ok)
     assert {r.profile: (r.distinct_states, r.edges) for r in ROWS if r.scope.static and r.scope.members == 2} == {
-        "0.10.0": (139, 2319), "2.4.1": (4738, 84908), "2.7.0": (2378, 32645), "3.9": (2490, 34507),
-        "4.1": (2560, 35752)}
+        "0.10.0": (139, 2319), "2.4.1": (4738, 84908), "2.7.0": (2482, 34541), "3.9": (2594, 36443),
+        "4.1": (2560, 35788)}
 
 
 def test_4_1_differs_from_3_9_where_its_switches_say() -> None:

@@ -33,9 +33,14 @@ HIDDEN = {("store-callback-ignores-generation", "2.4.1")}
 #: (a static restart in a Stable group, a v9 follower); tests/test_output_rules.py drives a session to each seam and
 #: shows the mutant's answer rejected there while the reference's passes — their differential witness
 ANSWER_MUTANTS = "impl.mutants.answer_bugs"
+#: mutants whose seam needs a deferred store overtaken by a second restart of the same instance, which these walks do
+#: not reach; their differential witness replays a recorded finding on the mutant (the test named)
+WITNESSED_ELSEWHERE = {"re-keyed-store-answers-with-the-current-id":
+                       "tests/test_finding_static_rekeyed.py::test_the_mutant_answers_the_re_keyed_restart_otherwise"}
 CASES = [pytest.param(m.name, p, marks=([pytest.mark.slow] if p in NEW_PROFILES else [])
                       + ([HIDDEN_HERE] if (m.name, p) in HIDDEN else []))
-         for m in MUTANTS if m.cls.__module__ != ANSWER_MUTANTS for p in m.profiles if p in RUNNABLE]
+         for m in MUTANTS if m.cls.__module__ != ANSWER_MUTANTS and m.name not in WITNESSED_ELSEWHERE
+         for p in m.profiles if p in RUNNABLE]
 #: (the 4.1 runtime's mutants, impl/mutants/runtime_bugs.py, run on 4.1 walks: tests/test_runtime_4x.py)
 
 

@@ -22,6 +22,7 @@ from tests.test_finding_static_store import test_a_failed_store_of_a_departed_st
 from tests.test_finding_static_store import test_an_unload_leaves_a_static_restarts_join_parked_on_the_unloaded_object as unload_leaves_a_static_restarts_join_parked  # noqa: E501, F401 (named by the finding)
 from tests.test_finding_static_store import test_a_v9_leaders_store_on_an_unloaded_group_throws_and_strands_its_join as unloaded_skip_assignment_leader_store_throws  # noqa: E501, F401 (named by the finding)
 from tests.test_finding_static_store import test_a_v9_leaders_store_throws_in_a_new_rebalance as v9_leader_store_throws_in_a_new_rebalance  # noqa: E501, F401 (named by the finding)
+from tests.test_finding_static_rekeyed import test_a_successful_store_answers_the_next_restart_with_its_old_id, test_a_failed_store_drops_the_next_restarts_join  # noqa: E501, F401 (named by the findings)
 from tests.test_finding_static_store import test_a_static_restart_leaves_its_old_id_owing_a_sync as static_restart_leaves_its_old_id_owing_a_sync  # noqa: E501, F401 (named by the finding)
 from tests.test_serve_static import test_2_4_1_a_static_restart_that_drops_the_group_protocol_is_the_documented_finding as static_restart_keeps_a_protocol_it_does_not_support  # noqa: E501, F401 (named by the finding)
 from tests.test_catalog_4_1 import test_4_1_failed_static_store_reverts_protocols_after_a_rebalance  # noqa: E501, F401 (named by the finding)

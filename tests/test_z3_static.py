@@ -164,12 +164,20 @@ def test_the_static_proof_set_is_proved_and_its_findings_have_a_replayed_trace(p
 
 # -- the counting claim: ghost tickets ----------------------------------------------------------------------------
 def _callback_states(members: int) -> set[State]:
-    """Stable groups with a static append first and up to 3 appends: every mix of marked, unmarked and free slots."""
+    """Stable groups with a static append first and up to 3 appends: every mix of marked, unmarked and free slots;
+    and the same in PreparingRebalance with a marked leader whose join is parked (a v9 leader's store throws there,
+    model/static.py ``_store_ok``)."""
     kinds = (Slot(status=MEMBER, static=True, persist=True, awaiting_join=True),
              Slot(status=MEMBER, static=True, persist=True), Slot(status=MEMBER, static=True, watch=1), FREE)
-    return {State(group="Stable", appends=("static",) + rest, fresh=False, slots=slots).canonical()
-            for slots in itertools.combinations_with_replacement(kinds, members)
-            for n in range(1, 4) for rest in itertools.product(("static", "stale"), repeat=n - 1)}
+    lead = Slot(status=MEMBER, leader=True, static=True, persist=True, awaiting_join=True, watch=1)
+    stable = {State(group="Stable", appends=("static",) + rest, fresh=False, slots=slots).canonical()
+              for slots in itertools.combinations_with_replacement(kinds, members)
+              for n in range(1, 4) for rest in itertools.product(("static", "stale"), repeat=n - 1)}
+    rebalancing = {State(group="PreparingRebalance", join_op="join", appends=("static",) + rest, fresh=False,
+                         slots=(lead,) + slots).canonical()
+                   for slots in itertools.combinations_with_replacement(kinds, members - 1)
+                   for n in range(1, 3) for rest in itertools.product(("static", "stale"), repeat=n - 1)}
+    return stable | rebalancing
 
 
 def callback_disagreements(profile: str) -> list[str]:

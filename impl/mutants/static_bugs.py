@@ -2,11 +2,15 @@
 impl/rebalance.py, and names the static property of properties/concrete_static.py that must catch it."""
 from __future__ import annotations
 
+from dataclasses import replace
+
 from core.events import MemberNotRejoined
 from impl.coordinator import GroupCoordinator
 from impl.delayed import member_key
 from impl.group import GroupMetadata, MemberMetadata
 from impl.mutants import mutant
+from impl.results import JoinGroupResult
+from impl.static_members import StaticRejoin
 
 #: the releases with static members (KIP-345, 2.3.0)
 STATIC_RELEASES = ("2.4.1", "2.7.0", "3.9")
@@ -56,3 +60,14 @@ class StaticRemovedAtCompletion(GroupCoordinator):
             group.remove(failed.member_id)
             if complete and not leaving_first:
                 self.heartbeat_purgatory.check_and_complete(key)
+
+
+@mutant("re-keyed-store-answers-with-the-current-id", catches="refines-the-abstract-model",
+        mistake="the store callback of a static restart whose member a later restart re-keyed answers that restart's "
+                "JoinGroup with the member's current id, as if it were its own store's answer (Kafka names the id the "
+                "earlier replacement gave: GroupCoordinator.scala 3.9.0-rc3 lines 1410-1440)",
+        profiles=("2.7.0", "3.9"))
+class RekeyedStoreAnswersCurrentId(GroupCoordinator):
+    def _static_rejoin_result(self, group: GroupMetadata, rejoin: StaticRejoin) -> JoinGroupResult:
+        holder = rejoin.holder
+        return super()._static_rejoin_result(group, replace(rejoin, new_member_id=holder, holder_id=""))

@@ -13,7 +13,7 @@ from typing import Callable
 
 import z3
 
-from model.outputs import ERROR_PRIOR, LEADER_LIST, NEW, NEW_MEMBER, NO_FIELD, SOURCES, STATIC, Outputs
+from model.outputs import ERROR_PRIOR, LEADER_LIST, NEW, NEW_MEMBER, NO_FIELD, SOURCES, STATIC, STATIC_FORMER, Outputs
 from model.state import PENDING, AbstractAction, State
 from properties.abstract_outputs import REQUESTS
 from properties.z3.domain import STATUS, Expr, Finite
@@ -111,7 +111,8 @@ def _answered_or_parked(v: Terms, kind: str, arg: str, m: Expr | None, o: Outs, 
 def _static_answer(v: Terms, kind: str, arg: str, m: Expr | None, o: Outs, v2: Terms) -> Expr:
     def static_shape(x: Expr) -> Expr:
         shape = o.get("JoinGroup.shape", x)
-        return z3.And(o.answered("JoinGroup", x), z3.Or(shape == SHAPE[STATIC], shape == SHAPE[ERROR_PRIOR]))
+        return z3.And(o.answered("JoinGroup", x), z3.Or(shape == SHAPE[STATIC], shape == SHAPE[ERROR_PRIOR],
+                                                           shape == SHAPE[STATIC_FORMER]))
     # (a vocabulary without static members has ``static`` False everywhere: there the claim is "no such answer")
     return v2.forall(lambda x: z3.Implies(static_shape(x), z3.And(v2.is_member(x), v2.get("static", x))))
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import z3
 
-from model.outputs import CURRENT, ERROR_ID, ERROR_PRIOR, NONE_GEN, STATIC
+from model.outputs import CURRENT, ERROR_ID, ERROR_PRIOR, NONE_GEN, STATIC, STATIC_FORMER
 from model.profiles import ModelProfile
 from model.state import ABSENT, ABSENT_GROUP, APPEND_STATIC, COMPLETING, PREPARING
 from properties.z3.domain import GROUP, KIND, STATUS, Appends, Expr
@@ -120,16 +120,37 @@ def complete_static_append(p: ModelProfile, w: SW, ok: bool, before: Appends) ->
     for the current id of a member marked ``persist``, or (stale) for an id gone since: then nothing happens."""
     stale = w.copy()
     stale.guards.append(STALE_GUARD(stale, before))
+    gone = [stale] + _rekeyed(p, stale, ok)
     if not w.holds(w.exists(lambda x: w.get("persist", x))):
-        return [stale]
+        return gone
     t = before.ticket(0)
     j = w.ctx.choose(w.dom.sort)
     w.guards.append(w.get("persist", j))
     w.set(j, persist=FALSE)
     w.appends = w.appends.retick(lambda _, old: z3.If(old == j, t, old))   # j's other appends now stand for t
     if ok:   # success answers the member's parked JoinGroup (whichever it is) with the current generation
-        return [stale, _answer_current(w, j, when=w.get("awaiting_join", j))]
-    return [stale] + _revert(p, w, j)
+        out = gone
+        if p.static_store_lists_members:   # KIP-814: a v9 leader's member list throws in PreparingRebalance
+            silent = w.copy()
+            silent.guards.append(z3.And(silent.group == GROUP[PREPARING], silent.get("leader", j),
+                                        silent.get("awaiting_join", j)))
+            out.append(silent)
+        return out + [_answer_current(w, j, when=w.get("awaiting_join", j))]
+    return gone + _revert(p, w, j)
+
+
+def _rekeyed(p: ModelProfile, w: SW, ok: bool) -> Ws:
+    """A stale callback whose member object a later restart re-keyed acts on that restart's member: some static
+    member whose JoinGroup is parked — success answers it (the earlier id's answer), failure clears it unanswered."""
+    if not p.replacement_rekeys_member:
+        return []
+    x = w.copy()
+    j = x.ctx.choose(x.dom.sort)
+    x.guards.append(z3.And(x.is_member(j), x.get("static", j), x.get("awaiting_join", j), z3.Not(x.get("is_new", j))))
+    if ok:
+        x.answer(j, "JoinGroup", ERROR["NONE"], GEN[CURRENT], SHAPE[STATIC_FORMER])
+    x.set(j, awaiting_join=FALSE)
+    return [x]
 
 
 #: the stale path's guard (a seam: tests/test_z3_static.py replaces it with a mutant)

@@ -1,9 +1,10 @@
-"""State refinement of the Java runtime (profile 4.1): every world step is a model path, or a stutter (DESIGN.md §6).
+"""Refinement of the Java runtime (profile 4.1): every world step is a model path, or a stutter (DESIGN.md §6).
 
-The sibling of harness/refinement.py for Kafka 4.x's coordinator, judging abstract *states* only (the labelled check of
-answers and armed timers reads the Scala coordinator's purgatory and is not restated for the Java runtime yet). The
-abstract state after a step (harness/abstraction_4x.py) must be the state before it or reachable from it by model
-steps (model/step.py with 4.1's profile): one action for a request or a timer event, and — because one step of the
+The sibling of harness/refinement.py for Kafka 4.x's coordinator: abstract *states* here, and each judged step's
+*answers* against the model outputs of a path between them (harness/answers_4x.py; the armed timers are not compared:
+harness/did.py reads the Scala purgatory). The abstract state after a step (harness/abstraction_4x.py) must be the
+state before it or reachable from it by model steps (model/step.py with 4.1's profile): one action for a request or a
+timer event, and — because one step of the
 Java runtime can finish several writes (a commit passes a whole batch, a failed flush fails every write of the open
 batch, R2/R5) — a step that finished writes may take one ``CompleteAppend`` per write it finished, then at most one
 other action. ``Choose`` re-runs the previous step from the world before it (harness/event_loop.py), so it is
@@ -16,12 +17,17 @@ from functools import lru_cache
 
 from core.actions import Action
 from harness.abstraction_4x import abstract
+from harness.answers_4x import AnswerCheck, Taken as AnswersTaken
 from harness.world import World
 from model.state import ABSENT_GROUP, AbstractAction, Scope, State, padded
 from model.step import JOIN_KINDS, step, successors
 
 #: the longest model path one step may stand for beyond its finished writes (a request or a timer event)
 OTHER_ACTIONS = 1
+#: the world actions whose step may answer a request (a request, a timer event, the log's and the partition's moves):
+#: their answers are judged; any other step (the clock only queues due events, clients, the network) answers nothing
+ANSWERING = frozenset({"DeliverRequest", "Receive", "FireTimer", "FlushBatch", "CommitBatch", "CompleteAppend",
+                       "UnloadGroup", "LoadGroup"})
 #: what the runtime logs and goes on from (a failed timer write, retry=false; a failed Empty-group record, only
 #: logged, GMM@4.1.1:6590-6599): any other logged error is an IllegalStateException thrown half-way through an
 #: operation, whose partial state change stays (ClassicGroup is no timeline structure) — the model does not predict
@@ -36,6 +42,8 @@ class Judged:
     before: State
     after: State
     path: tuple[AbstractAction, ...] | None
+    #: why the step's answers are no model outcome's (harness/answers_4x.py; None: they are, or not judged)
+    answers: str | None = None
 
 
 def model_scope(world: World, members: int, static: bool) -> Scope:
@@ -130,13 +138,17 @@ class Taken:
     seqs: frozenset[int]
     logged: int
     kinds: frozenset[str] | None
+    answers: AnswersTaken | None = None
 
 
 class StateRefinement4x:
     """Judges each step of a world running the Java runtime against 4.1's model."""
 
-    def __init__(self, world: World) -> None:
+    def __init__(self, world: World, answers: bool = True) -> None:
         self.world = world
+        #: the answers half (harness/answers_4x.py): each judged step's answers against the model outputs of a path
+        self.answers = AnswerCheck(world) if answers else None
+        self._rerun_answers: AnswersTaken | None = None
         self.profile = world.profile.name
         self.inert: frozenset[int] = frozenset()
         self.state = self._abstract()
@@ -196,15 +208,36 @@ class StateRefinement4x:
 
     def before_step(self, action: Action) -> Taken:
         """What ``after_step`` needs, taken before the world steps with ``action``."""
+        answers = None
+        if self.answers is not None and action.kind in ANSWERING:
+            answers = self.answers.take(action, self.state, self.inert)
         return Taken(len(self.state.appends), self._group(), self._task_seqs(), len(self.world.coord.errors),
-                     allowed_kinds(self.world, action))
+                     allowed_kinds(self.world, action), answers)
 
     def after_step(self, action: Action, taken: Taken) -> Judged:
         """Judge the step the world just took; a step after a half-way throw is not judged (path ``()``)."""
         self._track(taken.group, taken.seqs)
         self.halfway = self.halfway or self._thrown(taken.logged)
+        reverted = self.reverted
+        answers = taken.answers
+        if action.kind == "Choose":   # the previous step again, from the world before it
+            answers = self._rerun_answers
+        else:
+            self._rerun_answers = answers
         judged = self.judge(action, taken.appends, taken.kinds)
-        return Judged(judged.before, judged.after, ()) if self.halfway else judged
+        if self.halfway:
+            return Judged(judged.before, judged.after, ())
+        if self.answers is not None and answers is None and action.kind != "Choose" and self.world.answered:
+            return Judged(judged.before, judged.after, judged.path,
+                          f"{action} answered {len(self.world.answered)} request(s): no model action answers on a "
+                          f"step of this kind")
+        if judged.path is None or answers is None or self.answers is None or self.reverted != reverted:
+            return judged
+        kinds = self._rerun_kinds if action.kind == "Choose" else taken.kinds
+        static = any(s.static for s in judged.before.slots + judged.after.slots)
+        scope = model_scope(self.world, len(judged.before.slots), static)
+        why = self.answers.judge(answers, action, judged.before, judged.after, scope, taken.appends, kinds)
+        return Judged(judged.before, judged.after, judged.path, why)
 
     def step(self, action: Action) -> Judged:
         taken = self.before_step(action)
@@ -215,7 +248,7 @@ class StateRefinement4x:
 def reason(judged: Judged, action: Action, step: int, profile: str) -> str | None:
     """The one-line reason a judged step does not refine the model (None: it does)."""
     if judged.path is not None:
-        return None
+        return None if judged.answers is None else f"step {step}: {judged.answers} (profile {profile})"
     return (f"step {step} ({action}) is no model path on profile {profile}:\n  before {judged.before.short()}"
             f"\n  after  {judged.after.short()}")
 

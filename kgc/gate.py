@@ -441,10 +441,10 @@ RUNTIME_FAULTS_SCOPE, RUNTIME_FAULTS_MEMBERS, RUNTIME_FAULTS_LESS = "faults", 2,
 
 #: what the gate runs on a release the model has a profile for but the catalog does not judge yet (4.1), in one line
 RUNTIME_PHASES = ("walks checked by the concrete catalog (through the Java runtime's observation adapter, "
-                  "properties/observation_4x.py), the runtime rules and the state refinement against its model "
-                  "profile, two explorations checked by the runtime rules, then the Z3 proofs of that profile; no "
-                  "scenarios, machines, directed or static sweep, coverage: they judge through the labelled "
-                  "refinement, which reads the Scala coordinator")
+                  "properties/observation_4x.py), the runtime rules and the refinement against its model profile "
+                  "(states and answers), two explorations checked by the runtime rules, then the Z3 proofs of that "
+                  "profile; no scenarios, machines, directed or static sweep, coverage: they judge through the "
+                  "labelled refinement, which reads the Scala coordinator")
 
 
 def _runtime_gate(profile: str, mutant: str | None, plan: Plan, seed: int, progress: Callable[[str], None],

@@ -164,7 +164,9 @@ def _loading_answers(name: str) -> Mapping[str, str]:
     """§3.0 per-API remapping; before the loading check came first a loading partition is not yet owned."""
     if not fact("loading-checked-first", name):
         return MappingProxyType({api: "NOT_COORDINATOR" for api in APIS})
-    return MappingProxyType({"JoinGroup": LOADING, "SyncGroup": REBALANCE, "Heartbeat": "NONE",
+    # 4.x (R6): the runtime's loading check answers a SyncGroup LOAD_IN_PROGRESS too (CR@4.1.1:2149-2167)
+    sync = LOADING if fact("sync-while-loading-load-in-progress", name) else REBALANCE
+    return MappingProxyType({"JoinGroup": LOADING, "SyncGroup": sync, "Heartbeat": "NONE",
                              "LeaveGroup": LOADING, "OffsetCommit": LOADING})
 
 

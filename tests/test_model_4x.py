@@ -32,11 +32,15 @@ def test_4_1_is_modelled_but_not_judged_and_its_switches_come_from_its_facts() -
     assert "4.1" in MODEL_PROFILES and release("4.1").modelled and not release("4.1").runnable
     p, q = get_model_profile("4.1"), get_model_profile("3.9")
     switches = ("keyed_timers", "stable_sync_reschedules", "refusal_checks_join", "static_replacement_keeps_new",
-                "fresh_is_initial_rebalance", "expiry_completes_initial_join", "pending_leave_rebalances")
-    assert [getattr(p, n) for n in switches] == [True, False, False, False, True, True, True]
-    assert [getattr(q, n) for n in switches] == [False, True, True, True, False, False, False]
+                "fresh_is_initial_rebalance", "expiry_completes_initial_join", "pending_leave_rebalances",
+                "replacement_rekeys_member")
+    assert [getattr(p, n) for n in switches] == [True, False, False, False, True, True, True, False]
+    assert [getattr(q, n) for n in switches] == [False, True, True, True, False, False, False, True]
+    # R6 (fact sync-while-loading-load-in-progress): a SyncGroup to a loading partition is LOAD_IN_PROGRESS
+    assert dict(p.loading_answers) == {**q.loading_answers, "SyncGroup": "COORDINATOR_LOAD_IN_PROGRESS"}
+    assert q.loading_answers["SyncGroup"] == "REBALANCE_IN_PROGRESS"
     # everything else is 3.9's protocol
-    same = {f.name for f in dataclasses.fields(p)} - {"name", "store_errors", *switches}
+    same = {f.name for f in dataclasses.fields(p)} - {"name", "store_errors", "loading_answers", *switches}
     assert {n: getattr(p, n) for n in same} == {n: getattr(q, n) for n in same}
 
 

@@ -5,7 +5,7 @@ member's timer cancelled, caught only by the state refinement against 4.1's mode
 Heartbeat that keeps the session timer, caught only by the catalog on 4.1 (properties/observation_4x.py)."""
 from __future__ import annotations
 
-from core.types import Errors
+from core.types import Errors, GroupState
 from impl.java_gc.base import Partition, Result, heartbeat_key
 from impl.java_gc.coordinator import JavaGroupCoordinator
 from impl.java_gc.group import ClassicGroup, ClassicGroupMember
@@ -92,3 +92,19 @@ class HeartbeatKeepsSessionTimer(JavaGroupCoordinator):
                              timeout_ms: int | None = None) -> None:
         if not self._in_heartbeat:
             super().reschedule_heartbeat(group, member, timeout_ms)
+
+
+@mutant("sync-checks-generation-before-member", catches="refines-the-abstract-model",
+        mistake="validateSyncGroup compares the generation before it looks the member id up, so a SyncGroup from a "
+                "member id the group no longer knows, sent with its old generation, is answered ILLEGAL_GENERATION "
+                "instead of UNKNOWN_MEMBER_ID (GroupMetadataManager.java@4.1.1:7519-7549 validates the member "
+                "first); the client keeps the dead member id and rejoins with it. No catalog property or runtime "
+                "rule states a non-member's SyncGroup error: only the answers of the 4.1 refinement see it",
+        profiles=RUNTIME_RELEASES)
+class SyncChecksGenerationFirst(JavaGroupCoordinator):
+    def _validate_sync(self, group: ClassicGroup, generation_id: int, member_id: str, group_instance_id: str | None,
+                       protocol_type: str | None, protocol_name: str | None) -> Errors | None:
+        if group.state is not GroupState.DEAD and generation_id != group.generation_id:
+            return Errors.ILLEGAL_GENERATION
+        return super()._validate_sync(group, generation_id, member_id, group_instance_id, protocol_type,
+                                      protocol_name)

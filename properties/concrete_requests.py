@@ -294,6 +294,8 @@ def unload_answers(before: Observation, step: Step, after: Observation) -> Witne
     for p in before.parked:
         if orphan_static_join(before, p):
             continue
+        if p.done and fact("write-timeout", before.profile):
+            continue   # 4.x (R2): its write's failure or timeout answered it already; a future completes once
         if p.incarnation == before.group.incarnation and got.get(p.key) != "NOT_COORDINATOR":
             return {"request": p.key, "api": p.api, "holder": p.member_id, "answer": got.get(p.key)}
     return None

@@ -13,7 +13,7 @@ from core.trace import Step, Trace
 from harness.excuses import unexcused
 from harness.world import World
 from kgc.gate import RELOAD_WALKS, STATIC_WALKS, walk, walk_configs
-from kgc.runs import CheckedRun, actions_of, world_for
+from kgc.runs import CheckedRun, actions_of, replay_checked, world_for
 from properties.checker_side import REFINES
 from properties.concrete_state import STATIC_REVERT_PROTOCOL, parked_unanswered
 from properties.observation import ParkedObs, observe, observe_after
@@ -200,3 +200,22 @@ def test_a_parked_future_answered_by_its_write_is_excused_by_the_facts_alone(pro
     before = dataclasses.replace(after, parked=(ParkedObs((0, 2), "JoinGroup", 1, "c0-1", True, 0, False),))
     assert timed_out_on_member(after, step, (0, 2)) is allowed
     assert (at_most_once(before, step, after) is None) is allowed
+
+
+def test_an_unload_after_a_failed_batch_answered_the_join_owes_it_nothing() -> None:
+    """`kgc check --profile 4.1 --seed 8` (walk static-partition seed 800031): a failed flush answers the open batch's
+    LeaveGroup and JoinGroup NOT_COORDINATOR (R2), the member's join future stays where it was, then the partition is
+    unloaded. A Java future completes once, so the unload answers nothing more — the catalog's unload rule skips a
+    parked future its write answered already (fact write-timeout), and fails without that skip."""
+    path = Path(__file__).parent / "data" / "4-1-unload-after-a-failed-batch-answered-the-join.json"
+    trace = Trace.loads(path.read_text(encoding="utf-8"), source=str(path))
+    prop = "unload-answers-every-parked-request-not-coordinator"
+    assert trace.violation is not None and trace.violation.property == prop   # what the search found before the skip
+    assert replay_checked(trace, actions_of(trace), prop) is None
+    world = world_for(dataclasses.replace(trace, steps=()), record=True)
+    for action in actions_of(trace):
+        world.step(action)
+    failed, unloaded = world.steps[-2], world.steps[-1]
+    assert failed.action.kind != "UnloadGroup" and unloaded.action.kind == "UnloadGroup"
+    assert {r.api: r.error for r in failed.responses}.get("JoinGroup") == "NOT_COORDINATOR"
+    assert not any(r.api == "JoinGroup" for r in unloaded.responses)

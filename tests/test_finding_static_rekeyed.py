@@ -19,6 +19,7 @@ from model.state import MEMBER, AbstractAction, Scope, Slot, State
 from model.step import outcomes
 from properties.findings import get_finding
 from tests.kafka_suites.group_coordinator_harness import LEADER, PROTOCOL_SUPERSET, Kafka, done, parked
+from tests.test_finding_static_store import _run   # the record's actions on a fresh world, refinement on
 
 ANSWERS = get_finding("static-store-answers-the-next-restart-with-its-old-id")
 DROPS = get_finding("failed-static-store-drops-the-next-restarts-join")
@@ -27,15 +28,6 @@ DROPS = get_finding("failed-static-store-drops-the-next-restarts-join")
 def _record(name: str, profile: str) -> Trace:
     path = get_finding(name).record(profile) / "counterexample.json"
     return Trace.loads(path.read_text(encoding="utf-8"), source=str(path))
-
-
-def _run(trace: Trace) -> CheckedRun:
-    world = world_for(dataclasses.replace(trace, steps=()), record=True)
-    run = CheckedRun(world)
-    for action in actions_of(trace):
-        assert not run.over and world.is_enabled(action), action
-        run.step(action)
-    return run
 
 
 def test_the_findings_are_the_releases_that_re_key_a_replaced_member() -> None:

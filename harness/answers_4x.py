@@ -38,7 +38,7 @@ from harness import did
 from harness.abstraction_4x import pending_appends, slots_by_id
 from harness.answers import Context, Got, Want, match, show
 from harness.external import WireRequest
-from harness.labels import Before, label_all
+from harness.labels import Before, label_all, take_request
 from harness.world import World
 from model.outputs import (ERROR_ID, ERROR_NO_ID, PRECHECK_CELLS, Answer, Outputs, leave_layout,
                            store_error)
@@ -104,16 +104,7 @@ def capture(world: World, state: State, inert: frozenset[int], action: Action) -
                     before.parked[fut.key] = mid
             before.protocols[mid] = (m.protocol_type, m.protocols)
             before.timeouts[mid] = (m.session_timeout_ms, m.rebalance_timeout_ms)
-    if action.kind == "DeliverRequest":
-        before.request = req = world.net.requests.get((action.client, action.arg))   # type: ignore[arg-type]
-        if req is not None and req.api == "LeaveGroup":
-            before.leaving = ((req.member_id, req.group_instance_id),)
-    elif action.kind == "Receive":
-        wire = WireRequest.from_payload(str(action.arg))
-        if wire.group_id == world.group_id:
-            before.request = wire.request(action.client)
-            if wire.api == "LeaveGroup":
-                before.leaving = wire.members or ((wire.member_id, wire.group_instance_id),)
+    take_request(world, before, action)
     return before
 
 

@@ -118,10 +118,15 @@ def capture_refs(world: World, action: Action) -> Before:
 
 
 def _take_action(world: World, before: Before, action: Action) -> None:
-    coord = world.coord
     if action.kind == "FireTimer":
-        before.fired = coord.timer.entries.get(int(action.arg))
-    elif action.kind == "DeliverRequest":
+        before.fired = world.coord.timer.entries.get(int(action.arg))
+    else:
+        take_request(world, before, action)
+
+
+def take_request(world: World, before: Before, action: Action) -> None:
+    """The request a DeliverRequest or Receive step hands the coordinator, and a LeaveGroup's identities."""
+    if action.kind == "DeliverRequest":
         before.request = req = world.net.requests.get((action.client, action.arg))   # type: ignore[arg-type]
         if req is not None and req.api == "LeaveGroup":
             before.leaving = ((req.member_id, req.group_instance_id),)
